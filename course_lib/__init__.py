@@ -1,0 +1,1 @@
+"""The tool-call boundary: the course library."""
