@@ -1,0 +1,293 @@
+"""A local stand-in for the model API: documented wire shapes on 127.0.0.1, a scripted model behind them.
+
+    with StandIn([("calls", [("get_weather", '{"city": "Paris", "unit": "celsius"}')]), ("text", "15 C")]) as server:
+        client = OpenAI(base_url=server.base, api_key="stand-in")
+
+Routes: POST /v1/chat/completions and POST /v1/responses. Rejected requests answer with the documented
+error envelope and never consume a script step; every error carries `x-should-retry: false` so an SDK's
+automatic retries cannot eat scripted turns. Ids count up per server and timestamps come from a fixed
+clock, so the same script gives byte-identical bodies in every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, NamedTuple
+
+from course_lib.errors import ScriptError, WireError
+from course_lib.scripted import Decision, FunctionModel, Model, ScriptedModel, Step, echo
+from course_lib.wire import chat, responses
+from course_lib.wire.common import Conversation, Counters, error_envelope
+
+MAX_BODY_BYTES = 1_000_000
+"""Bodies larger than this are refused from their Content-Length, before a byte of them is read."""
+
+READ_TIMEOUT_SECONDS = 10.0
+"""A client that stops sending mid-body is cut off after this long, so no handler thread waits forever."""
+
+ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+               404: "invalid_request_error", 405: "invalid_request_error", 411: "invalid_request_error",
+               413: "invalid_request_error", 429: "rate_limit_error"}  # fmt: skip
+
+
+class Exchange(NamedTuple):
+    """One request the stand-in received: its path, its JSON body (None if it was not JSON) and the status sent."""
+
+    path: str
+    body: Any
+    status: int
+
+
+class Answer(NamedTuple):
+    """What the stand-in sends back: a status, a JSON payload and any extra headers."""
+
+    status: int
+    payload: dict[str, Any]
+    close: bool = False
+
+
+def error_answer(status: int, message: str, param: str | None = None, code: str | None = None) -> Answer:
+    """An answer carrying the documented error envelope for this status."""
+    kind = ERROR_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    return Answer(status, error_envelope(message, kind=kind, param=param, code=code))
+
+
+class StandIn:
+    """An HTTP server on 127.0.0.1 (port chosen by the OS) that answers like the model API, from a script."""
+
+    def __init__(
+        self,
+        script: Iterable[Step] = (),
+        *,
+        model: Callable[[Conversation], Step] | None = None,
+        reasoning: bool = False,
+        port: int = 0,
+        max_body_bytes: int = MAX_BODY_BYTES,
+    ) -> None:
+        self.log: list[Exchange] = []
+        """Every request that reached a route, in order."""
+        self.server_errors: list[str] = []
+        """Details of script failures, kept here rather than sent to the client in full."""
+        self.reasoning = reasoning
+        """Act like a reasoning model: a reasoning item precedes function calls and must be replayed."""
+        self.max_body_bytes = max_body_bytes
+        self._lock = threading.Lock()
+        self._function = model
+        self._reset_state(script)
+        self._httpd = _Server(("127.0.0.1", port), _handler_for(self))
+        self.port: int = self._httpd.server_address[1]
+        self.base = f"http://127.0.0.1:{self.port}/v1"
+        """The base URL to give a client: it ends in /v1."""
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="stand-in", daemon=True)
+        self._thread.start()
+
+    def _reset_state(self, script: Iterable[Step]) -> None:
+        self.model: Model = FunctionModel(self._function) if self._function else ScriptedModel(script)
+        self.counters = Counters()
+        self.reasoning_for: dict[str, str] = {}
+        self.log.clear()
+        self.server_errors.clear()
+
+    def reset(self, script: Iterable[Step] = ()) -> None:
+        """Start over with a new script: empty log, ids and clock back to the start."""
+        with self._lock:
+            self._reset_state(script)
+
+    def close(self) -> None:
+        """Stop serving and release the port."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> StandIn:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def remaining_steps(self) -> int:
+        """Script steps not yet taken (0 for a function model)."""
+        return len(self.model.steps) if isinstance(self.model, ScriptedModel) else 0
+
+    def handle(self, method: str, path: str, raw: bytes) -> Answer:
+        """Answer one request; pure of sockets, so tests can call it directly."""
+        path = path.split("?", 1)[0]
+        route = {"/v1/chat/completions": chat, "/v1/responses": responses}.get(path)
+        if route is None:
+            return error_answer(404, f"Invalid URL ({method} {path[:200]})", code="unknown_url")
+        if method != "POST":
+            return error_answer(405, f"{method} is not allowed on {path}; use POST", code="method_not_allowed")
+        body = _parse_json(raw)
+        with self._lock:
+            answer = body if isinstance(body, Answer) else self._answer(route, body)
+            self.log.append(Exchange(path, None if isinstance(body, Answer) else body, answer.status))
+        return answer
+
+    def _answer(self, route: Any, body: dict[str, Any]) -> Answer:
+        try:
+            if route is chat:
+                conversation = chat.read_request(body)
+            else:
+                conversation = responses.read_request(body, self.reasoning_for)
+        except WireError as error:
+            return error_answer(error.status, error.message, error.param, error.code)
+        try:
+            decision = self.model.decide(conversation)
+        except ScriptError as error:
+            self.server_errors.append(str(error))
+            return error_answer(500, f"stand-in {error}", code="script_error")
+        except Exception as error:  # the script's own function raised: a 500, never a dropped connection
+            self.server_errors.append(f"{type(error).__name__}: {error}")
+            return error_answer(500, f"stand-in script step raised {type(error).__name__}: {error}"[:500],
+                                code="script_error")  # fmt: skip
+        return self._render(route, body, decision)
+
+    def _render(self, route: Any, body: dict[str, Any], decision: Decision) -> Answer:
+        if decision.kind == "error":
+            return error_answer(decision.status, decision.text, code="scripted_error")
+        if decision.kind == "text":
+            return Answer(200, route.answer_with_text(body, decision.text, self.counters))
+        if route is chat:
+            return Answer(200, chat.answer_with_calls(body, decision.calls, self.counters))
+        reasoning_for = self.reasoning_for if self.reasoning else None
+        return Answer(200, responses.answer_with_calls(body, decision.calls, self.counters, reasoning_for))
+
+
+class _Server(ThreadingHTTPServer):
+    """A threading server with room for dozens of clients connecting at once."""
+
+    request_queue_size = 128
+    daemon_threads = True
+
+
+def _parse_json(raw: bytes) -> dict[str, Any] | Answer:
+    """The request body as a JSON object, or the 400 answer saying why it is not one."""
+    def no_constants(name: str) -> object:
+        raise ValueError(f"{name} is not valid JSON")
+
+    try:
+        body = json.loads(raw.decode("utf-8"), parse_constant=no_constants)
+    except UnicodeDecodeError:
+        return error_answer(400, "We could not parse the JSON body of your request: it is not UTF-8.")
+    except (ValueError, RecursionError) as error:
+        reason = "it is nested too deeply" if isinstance(error, RecursionError) else str(error)[:200]
+        return error_answer(400, f"We could not parse the JSON body of your request: {reason}.")
+    if not isinstance(body, dict):
+        return error_answer(400, "The body of your request must be a JSON object.")
+    return body
+
+
+def _handler_for(server: StandIn) -> type[BaseHTTPRequestHandler]:
+    """A request-handler class bound to one StandIn."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        timeout = READ_TIMEOUT_SECONDS
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet: never print ports or times
+            pass
+
+        def _send(self, answer: Answer) -> None:
+            data = json.dumps(answer.payload).encode("utf-8")
+            self.send_response(answer.status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("x-request-id", f"req_{len(server.log)}")
+            if answer.status >= 400:
+                self.send_header("x-should-retry", "false")
+            if answer.close:
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _read_body(self) -> bytes | Answer:
+            length = self.headers.get("Content-Length")
+            if length is None:
+                kind = "chunked bodies are not supported" if self.headers.get("Transfer-Encoding") else "it is missing"
+                return error_answer(411, f"Content-Length is required ({kind}).")._replace(close=True)
+            if not length.strip().isdigit():
+                return error_answer(400, "Content-Length is not a whole number.")._replace(close=True)
+            size = int(length)
+            if size > server.max_body_bytes:
+                message = f"Request body too large: {size} bytes; the limit is {server.max_body_bytes} bytes."
+                return error_answer(413, message, code="request_too_large")._replace(close=True)
+            data = self.rfile.read(size)
+            if len(data) < size:
+                return error_answer(400, "The request body ended early.")._replace(close=True)
+            return data
+
+        def _serve(self, method: str) -> None:
+            try:
+                raw = self._read_body() if method == "POST" else b""
+                answer = raw if isinstance(raw, Answer) else server.handle(method, self.path, raw)
+            except TimeoutError:
+                self.close_connection = True
+                return
+            except Exception as error:  # a bug in the stand-in itself: still an answer, never a dead thread
+                answer = error_answer(500, f"stand-in failed: {type(error).__name__}", code="internal_error")
+            self._send(answer)
+
+        def do_POST(self) -> None:
+            self._serve("POST")
+
+        def do_GET(self) -> None:
+            self._serve("GET")
+
+        def do_PUT(self) -> None:
+            self._serve("PUT")
+
+        def do_DELETE(self) -> None:
+            self._serve("DELETE")
+
+    return Handler
+
+
+def load_script(steps: object) -> list[Step]:
+    """Turn a JSON script ([{"calls": [[name, args], ...]} | {"text": str} | {"error": [status, msg]}]) into steps."""
+    if not isinstance(steps, list):
+        raise ValueError("a JSON script is a list of steps")
+    script: list[Step] = []
+    for i, step in enumerate(steps):
+        if not isinstance(step, Mapping) or len(step) != 1:
+            raise ValueError(f"step {i}: expected one of {{'calls': ...}}, {{'text': ...}}, {{'error': ...}}")
+        ((kind, value),) = step.items()
+        if kind == "calls" and isinstance(value, list):
+            script.append(("calls", [tuple(call) for call in value]))
+        elif kind == "text":
+            script.append(("text", value))
+        elif kind == "error" and isinstance(value, list) and len(value) == 2:
+            script.append(("error", value[0], value[1]))
+        else:
+            raise ValueError(f"step {i}: unknown or malformed step {kind!r}")
+    return script
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run a stand-in until interrupted: `python -m course_lib.standin --port 8765 --script steps.json`."""
+    parser = argparse.ArgumentParser(prog="python -m course_lib.standin", description=main.__doc__)
+    parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: let the OS choose)")
+    parser.add_argument("--script", help="a JSON file of steps; without it the model echoes the user")
+    parser.add_argument("--reasoning", action="store_true", help="act like a reasoning model")
+    args = parser.parse_args(argv)
+    if args.script:
+        with open(args.script, encoding="utf-8") as handle:
+            server = StandIn(load_script(json.load(handle)), port=args.port, reasoning=args.reasoning)
+    else:
+        server = StandIn(model=echo, port=args.port, reasoning=args.reasoning)
+    print(f"stand-in listening on {server.base} (Ctrl-C to stop)", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""Chat Completions (`POST /v1/chat/completions`): read a request's messages, build a `chat.completion`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from course_lib.wire.common import (
+    Conversation,
+    Counters,
+    check_tool_name,
+    estimate_tokens,
+    read_model,
+    read_parallel,
+    read_tool_choice,
+    require,
+    text_of,
+)
+
+ROLES = ("system", "developer", "user", "assistant", "tool")
+
+
+def read_tools(body: Mapping[str, Any]) -> list[str]:
+    """The function names declared in `tools`: [{"type": "function", "function": {"name", ...}}]."""
+    tools = body.get("tools", [])
+    require(isinstance(tools, list), "tools must be an array", "tools")
+    names = []
+    for i, tool in enumerate(tools):
+        param = f"tools[{i}]"
+        require(isinstance(tool, dict) and tool.get("type") == "function", f"{param}.type must be 'function'", param)
+        function = tool.get("function")
+        require(isinstance(function, dict), f"{param}.function must be an object", f"{param}.function")
+        names.append(check_tool_name(function.get("name"), f"{param}.function.name"))
+    require(len(set(names)) == len(names), "tools must have unique names", "tools")
+    return names
+
+
+def _forced_name(body: Mapping[str, Any]) -> object:
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict):
+        require(choice.get("type") == "function", "tool_choice.type must be 'function'", "tool_choice")
+        function = choice.get("function")
+        return function.get("name") if isinstance(function, dict) else None
+    return None
+
+
+def _call_ids(message: Mapping[str, Any], param: str) -> list[str]:
+    calls = message.get("tool_calls") or []
+    require(isinstance(calls, list), f"{param}.tool_calls must be an array", f"{param}.tool_calls")
+    ids = []
+    for j, call in enumerate(calls):
+        where = f"{param}.tool_calls[{j}]"
+        require(isinstance(call, dict) and call.get("type") == "function", f"{where}.type must be 'function'", where)
+        require(type(call.get("id")) is str and call["id"] != "", f"{where}.id must be a non-empty string", where)
+        function = call.get("function")
+        require(isinstance(function, dict), f"{where}.function must be an object", f"{where}.function")
+        require(type(function.get("name")) is str, f"{where}.function.name must be a string", where)
+        require(type(function.get("arguments")) is str, f"{where}.function.arguments must be a string", where)
+        ids.append(call["id"])
+    require(len(set(ids)) == len(ids), f"{param}.tool_calls repeats a tool call id", f"{param}.tool_calls")
+    return ids
+
+
+def read_request(body: Mapping[str, Any]) -> Conversation:
+    """Check a chat request against the documented rules and return its neutral view."""
+    model = read_model(body)
+    messages = body.get("messages")
+    require(isinstance(messages, list) and len(messages) > 0, "'messages' is required and must be non-empty", "messages")
+    names = read_tools(body)
+    conversation = Conversation(model, names, read_tool_choice(body, names, _forced_name(body)), read_parallel(body))
+    pending: list[str] = []
+    for i, message in enumerate(messages):
+        param = f"messages[{i}]"
+        require(isinstance(message, dict), f"{param} must be an object", param)
+        role = message.get("role")
+        require(role in ROLES, f"{param}.role must be one of {list(ROLES)}", f"{param}.role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            require(
+                call_id in pending,
+                f"{param} is a role 'tool' message answering tool_call_id {call_id!r}, "
+                "which no preceding assistant message requested (or which was already answered)",
+                f"{param}.tool_call_id",
+            )
+            pending.remove(call_id)
+            conversation.results.append(text_of(message.get("content"), f"{param}.content", ("text",)))
+            continue
+        require(
+            not pending,
+            f"tool calls {pending} were never answered: an assistant message with 'tool_calls' must be "
+            "followed by one role 'tool' message for each tool_call_id",
+            f"{param}",
+        )
+        if role == "assistant":
+            pending = _call_ids(message, param)
+            conversation.results = []
+            conversation.turns += 1
+        else:
+            text = text_of(message.get("content"), f"{param}.content", ("text", "image_url", "input_audio", "file"))
+            if role == "user":
+                conversation.user_text, conversation.results = text, []
+    require(
+        not pending,
+        f"tool calls {pending} were never answered: an assistant message with 'tool_calls' must be "
+        "followed by one role 'tool' message for each tool_call_id",
+        "messages",
+    )
+    return conversation
+
+
+def _completion(body: Mapping[str, Any], message: dict[str, Any], finish: str, counters: Counters) -> dict[str, Any]:
+    prompt, completion = estimate_tokens(body.get("messages")), estimate_tokens(message)
+    return {
+        "id": counters.next_id("chatcmpl"),
+        "object": "chat.completion",
+        "created": counters.now(),
+        "model": body["model"],
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    }
+
+
+def answer_with_calls(
+    body: Mapping[str, Any], calls: Sequence[tuple[str, str]], counters: Counters
+) -> dict[str, Any]:
+    """A completion whose assistant message asks for these (name, raw arguments) calls."""
+    message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None, "annotations": []}
+    if not calls:  # a model that answers with neither text nor calls
+        return _completion(body, message, "stop", counters)
+    message["tool_calls"] = [
+        {"id": counters.next_id("call"), "type": "function", "function": {"name": name, "arguments": arguments}}
+        for name, arguments in calls
+    ]
+    return _completion(body, message, "tool_calls", counters)
+
+
+def answer_with_text(body: Mapping[str, Any], text: str, counters: Counters) -> dict[str, Any]:
+    """A completion whose assistant message is plain text."""
+    message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
+    return _completion(body, message, "stop", counters)
