@@ -41,10 +41,17 @@ NONE_ANSWER = "(tool_choice was 'none': answering without tools)"
 def _resolve(step: object, results: list[str]) -> Decision:
     """Turn one script step into a Decision, calling its function with the tool results if it has one."""
     if not isinstance(step, tuple) or not step or step[0] not in ("calls", "text", "error"):
-        raise ScriptError(f"a script step must be ('calls', ...), ('text', ...) or ('error', ...), got {step!r:.120}")
+        raise ScriptError(
+            f"a script step must be ('calls', ...), ('text', ...) or ('error', ...), got {step!r:.120}"
+        )
     kind = step[0]
     if kind == "error":
-        if len(step) != 3 or type(step[1]) is not int or not 400 <= step[1] <= 599 or type(step[2]) is not str:
+        if (
+            len(step) != 3
+            or type(step[1]) is not int
+            or not 400 <= step[1] <= 599
+            or type(step[2]) is not str
+        ):
             raise ScriptError(f"an error step is ('error', status 400-599, message), got {step!r:.120}")
         return Decision("error", text=step[2], status=step[1])
     if len(step) != 2:
@@ -57,7 +64,9 @@ def _resolve(step: object, results: list[str]) -> Decision:
     if not isinstance(payload, list | tuple) or not all(
         isinstance(c, tuple) and len(c) == 2 and all(type(part) is str for part in c) for c in payload
     ):
-        raise ScriptError(f"a calls step must give a list of (name, raw_arguments) string pairs, got {payload!r:.120}")
+        raise ScriptError(
+            f"a calls step must give a list of (name, raw_arguments) string pairs, got {payload!r:.120}"
+        )
     return Decision("calls", calls=tuple(payload))
 
 

@@ -82,7 +82,9 @@ class StandIn:
         self.port: int = self._httpd.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}/v1"
         """The base URL to give a client: it ends in /v1."""
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="stand-in", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name="stand-in", daemon=True
+        )
         self._thread.start()
 
     def _reset_state(self, script: Iterable[Step]) -> None:
@@ -121,7 +123,9 @@ class StandIn:
         if route is None:
             return error_answer(404, f"Invalid URL ({method} {path[:200]})", code="unknown_url")
         if method != "POST":
-            return error_answer(405, f"{method} is not allowed on {path}; use POST", code="method_not_allowed")
+            return error_answer(
+                405, f"{method} is not allowed on {path}; use POST", code="method_not_allowed"
+            )
         body = _parse_json(raw)
         with self._lock:
             answer = body if isinstance(body, Answer) else self._answer(route, body)
@@ -167,6 +171,7 @@ class _Server(ThreadingHTTPServer):
 
 def _parse_json(raw: bytes) -> dict[str, Any] | Answer:
     """The request body as a JSON object, or the 400 answer saying why it is not one."""
+
     def no_constants(name: str) -> object:
         raise ValueError(f"{name} is not valid JSON")
 
@@ -209,7 +214,11 @@ def _handler_for(server: StandIn) -> type[BaseHTTPRequestHandler]:
         def _read_body(self) -> bytes | Answer:
             length = self.headers.get("Content-Length")
             if length is None:
-                kind = "chunked bodies are not supported" if self.headers.get("Transfer-Encoding") else "it is missing"
+                kind = (
+                    "chunked bodies are not supported"
+                    if self.headers.get("Transfer-Encoding")
+                    else "it is missing"
+                )
                 return error_answer(411, f"Content-Length is required ({kind}).")._replace(close=True)
             if not length.strip().isdigit():
                 return error_answer(400, "Content-Length is not a whole number.")._replace(close=True)

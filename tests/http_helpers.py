@@ -11,10 +11,14 @@ from typing import Any
 from course_lib.standin import StandIn
 
 
-def call(server: StandIn, path: str, body: Any, method: str = "POST") -> tuple[int, dict[str, Any], dict[str, str]]:
+def call(
+    server: StandIn, path: str, body: Any, method: str = "POST"
+) -> tuple[int, dict[str, Any], dict[str, str]]:
     """Send one request with urllib; return (status, decoded body, headers)."""
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    request = urllib.request.Request(server.base + path, data=data if method == "POST" else None, method=method)
+    request = urllib.request.Request(
+        server.base + path, data=data if method == "POST" else None, method=method
+    )
     request.add_header("Content-Type", "application/json")
     try:
         with urllib.request.urlopen(request, timeout=10) as response:

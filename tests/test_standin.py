@@ -87,7 +87,9 @@ def test_nested_function_object_in_responses_tools_is_400(server: StandIn) -> No
 
 
 def test_tool_choice_without_tools_is_400(server: StandIn) -> None:
-    status, body, _ = call(server, "/chat/completions", {"model": "m", "messages": USER, "tool_choice": "required"})
+    status, body, _ = call(
+        server, "/chat/completions", {"model": "m", "messages": USER, "tool_choice": "required"}
+    )
     assert status == 400 and body["error"]["param"] == "tool_choice"
 
 
@@ -167,7 +169,9 @@ def test_tool_choice_none_answers_text_without_taking_a_step(server: StandIn) ->
         ("/responses", {"type": "function", "name": "get_weather"}, RESPONSES_TOOLS),
     ],
 )
-def test_a_forced_tool_choice_makes_the_model_call_it(server: StandIn, path: str, choice: object, tools: object) -> None:
+def test_a_forced_tool_choice_makes_the_model_call_it(
+    server: StandIn, path: str, choice: object, tools: object
+) -> None:
     server.reset([("text", "I would rather chat")])
     history = {"messages": USER} if "chat" in path else {"input": USER}
     _, body, _ = call(server, path, {"model": "m", **history, "tools": tools, "tool_choice": choice})
@@ -193,7 +197,9 @@ def test_a_reasoning_model_requires_its_reasoning_item_back() -> None:
         answer = {"type": "function_call_output", "call_id": function_call["call_id"], "output": "15"}
         body = {"model": "m", "tools": RESPONSES_TOOLS}
         dropped, error, _ = call(stand_in, "/responses", {**body, "input": [*USER, function_call, answer]})
-        kept, _, _ = call(stand_in, "/responses", {**body, "input": [*USER, reasoning, function_call, answer]})
+        kept, _, _ = call(
+            stand_in, "/responses", {**body, "input": [*USER, reasoning, function_call, answer]}
+        )
     assert (dropped, kept) == (400, 200) and "reasoning" in error["error"]["message"]
 
 

@@ -27,7 +27,11 @@ def read_tools(body: Mapping[str, Any]) -> list[str]:
     names = []
     for i, tool in enumerate(tools):
         param = f"tools[{i}]"
-        require(isinstance(tool, dict) and tool.get("type") == "function", f"{param}.type must be 'function'", param)
+        require(
+            isinstance(tool, dict) and tool.get("type") == "function",
+            f"{param}.type must be 'function'",
+            param,
+        )
         function = tool.get("function")
         require(isinstance(function, dict), f"{param}.function must be an object", f"{param}.function")
         names.append(check_tool_name(function.get("name"), f"{param}.function.name"))
@@ -50,8 +54,14 @@ def _call_ids(message: Mapping[str, Any], param: str) -> list[str]:
     ids = []
     for j, call in enumerate(calls):
         where = f"{param}.tool_calls[{j}]"
-        require(isinstance(call, dict) and call.get("type") == "function", f"{where}.type must be 'function'", where)
-        require(type(call.get("id")) is str and call["id"] != "", f"{where}.id must be a non-empty string", where)
+        require(
+            isinstance(call, dict) and call.get("type") == "function",
+            f"{where}.type must be 'function'",
+            where,
+        )
+        require(
+            type(call.get("id")) is str and call["id"] != "", f"{where}.id must be a non-empty string", where
+        )
         function = call.get("function")
         require(isinstance(function, dict), f"{where}.function must be an object", f"{where}.function")
         require(type(function.get("name")) is str, f"{where}.function.name must be a string", where)
@@ -65,9 +75,16 @@ def read_request(body: Mapping[str, Any]) -> Conversation:
     """Check a chat request against the documented rules and return its neutral view."""
     model = read_model(body)
     messages = body.get("messages")
-    require(isinstance(messages, list) and len(messages) > 0, "'messages' is required and must be non-empty", "messages")
+    require(
+        isinstance(messages, list) and len(messages) > 0,
+        "'messages' is required and must be non-empty",
+        "messages",
+    )
+    assert isinstance(messages, list)
     names = read_tools(body)
-    conversation = Conversation(model, names, read_tool_choice(body, names, _forced_name(body)), read_parallel(body))
+    conversation = Conversation(
+        model, names, read_tool_choice(body, names, _forced_name(body)), read_parallel(body)
+    )
     pending: list[str] = []
     for i, message in enumerate(messages):
         param = f"messages[{i}]"
@@ -96,7 +113,9 @@ def read_request(body: Mapping[str, Any]) -> Conversation:
             conversation.results = []
             conversation.turns += 1
         else:
-            text = text_of(message.get("content"), f"{param}.content", ("text", "image_url", "input_audio", "file"))
+            text = text_of(
+                message.get("content"), f"{param}.content", ("text", "image_url", "input_audio", "file")
+            )
             if role == "user":
                 conversation.user_text, conversation.results = text, []
     require(
@@ -108,7 +127,9 @@ def read_request(body: Mapping[str, Any]) -> Conversation:
     return conversation
 
 
-def _completion(body: Mapping[str, Any], message: dict[str, Any], finish: str, counters: Counters) -> dict[str, Any]:
+def _completion(
+    body: Mapping[str, Any], message: dict[str, Any], finish: str, counters: Counters
+) -> dict[str, Any]:
     prompt, completion = estimate_tokens(body.get("messages")), estimate_tokens(message)
     return {
         "id": counters.next_id("chatcmpl"),
@@ -116,7 +137,11 @@ def _completion(body: Mapping[str, Any], message: dict[str, Any], finish: str, c
         "created": counters.now(),
         "model": body["model"],
         "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
     }
 
 
@@ -128,7 +153,11 @@ def answer_with_calls(
     if not calls:  # a model that answers with neither text nor calls
         return _completion(body, message, "stop", counters)
     message["tool_calls"] = [
-        {"id": counters.next_id("call"), "type": "function", "function": {"name": name, "arguments": arguments}}
+        {
+            "id": counters.next_id("call"),
+            "type": "function",
+            "function": {"name": name, "arguments": arguments},
+        }
         for name, arguments in calls
     ]
     return _completion(body, message, "tool_calls", counters)
@@ -136,5 +165,5 @@ def answer_with_calls(
 
 def answer_with_text(body: Mapping[str, Any], text: str, counters: Counters) -> dict[str, Any]:
     """A completion whose assistant message is plain text."""
-    message = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
+    message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
     return _completion(body, message, "stop", counters)

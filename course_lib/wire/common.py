@@ -91,9 +91,13 @@ def read_tool_choice(body: Mapping[str, Any], names: Sequence[str], forced_name:
     raw = body.get("tool_choice")
     if raw is None:
         return "auto"
-    require(bool(names) or raw == "none", "tool_choice is only allowed when tools are specified", "tool_choice")
+    require(
+        bool(names) or raw == "none", "tool_choice is only allowed when tools are specified", "tool_choice"
+    )
     if isinstance(raw, str):
-        require(raw in ("none", "auto", "required"), f"Invalid value for tool_choice: {raw[:40]!r}", "tool_choice")
+        require(
+            raw in ("none", "auto", "required"), f"Invalid value for tool_choice: {raw[:40]!r}", "tool_choice"
+        )
         return raw
     name = check_tool_name(forced_name, "tool_choice")
     require(name in names, f"tool_choice names {name!r}, which is not in tools", "tool_choice")
@@ -128,6 +132,8 @@ def estimate_tokens(value: object) -> int:
     return max(1, len(repr(value)) // 4)
 
 
-def error_envelope(message: str, *, kind: str, param: str | None = None, code: str | None = None) -> dict[str, Any]:
+def error_envelope(
+    message: str, *, kind: str, param: str | None = None, code: str | None = None
+) -> dict[str, Any]:
     """The documented error envelope: {"error": {message, type, param, code}}."""
     return {"error": {"message": message, "type": kind, "param": param, "code": code}}

@@ -29,9 +29,15 @@ def read_tools(body: Mapping[str, Any]) -> list[str]:
     names = []
     for i, tool in enumerate(tools):
         param = f"tools[{i}]"
-        require(isinstance(tool, dict) and tool.get("type") == "function", f"{param}.type must be 'function'", param)
+        require(
+            isinstance(tool, dict) and tool.get("type") == "function",
+            f"{param}.type must be 'function'",
+            param,
+        )
         require("function" not in tool, f"{param} nests a 'function' object: Responses tools are flat", param)
-        require(type(tool.get("strict", False)) is bool, f"{param}.strict must be a boolean", f"{param}.strict")
+        require(
+            type(tool.get("strict", False)) is bool, f"{param}.strict must be a boolean", f"{param}.strict"
+        )
         params = tool.get("parameters", {})
         require(isinstance(params, dict), f"{param}.parameters must be an object", f"{param}.parameters")
         names.append(check_tool_name(tool.get("name"), f"{param}.name"))
@@ -60,19 +66,31 @@ def _kind(item: Mapping[str, Any], param: str) -> str:
     kind = item.get("type", "message")
     if kind == "message":
         role = item.get("role")
-        require(role in ("user", "system", "developer", "assistant"), f"{param}.role is not a known role", param)
+        require(
+            role in ("user", "system", "developer", "assistant"), f"{param}.role is not a known role", param
+        )
         return "assistant" if role == "assistant" else "message"
-    require(kind in ("function_call", "function_call_output", "reasoning"), f"{param}.type {kind!r} is unknown", param)
+    require(
+        kind in ("function_call", "function_call_output", "reasoning"),
+        f"{param}.type {kind!r} is unknown",
+        param,
+    )
     return str(kind)
 
 
 def read_request(body: Mapping[str, Any], reasoning_for: Mapping[str, str] | None = None) -> Conversation:
     """Check a responses request; `reasoning_for` maps call ids to the reasoning item that must come back."""
     model = read_model(body)
-    require("previous_response_id" not in body, "the stand-in keeps no state: send the whole input", "previous_response_id")
+    require(
+        "previous_response_id" not in body,
+        "the stand-in keeps no state: send the whole input",
+        "previous_response_id",
+    )
     items = _items(body)
     names = read_tools(body)
-    conversation = Conversation(model, names, read_tool_choice(body, names, _forced_name(body)), read_parallel(body))
+    conversation = Conversation(
+        model, names, read_tool_choice(body, names, _forced_name(body)), read_parallel(body)
+    )
     pending: list[str] = []
     reasoning_seen: set[str] = set()
     previous = ""
@@ -87,9 +105,15 @@ def read_request(body: Mapping[str, Any], reasoning_for: Mapping[str, str] | Non
             reasoning_seen.add(item["id"])
         elif kind == "function_call":
             call_id = item.get("call_id")
-            require(type(call_id) is str and call_id != "", f"{param}.call_id must be a non-empty string", param)
+            require(
+                type(call_id) is str and call_id != "", f"{param}.call_id must be a non-empty string", param
+            )
             require(type(item.get("name")) is str, f"{param}.name must be a string", f"{param}.name")
-            require(type(item.get("arguments")) is str, f"{param}.arguments must be a string", f"{param}.arguments")
+            require(
+                type(item.get("arguments")) is str,
+                f"{param}.arguments must be a string",
+                f"{param}.arguments",
+            )
             required = (reasoning_for or {}).get(call_id)
             require(
                 required is None or required in reasoning_seen,
