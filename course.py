@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Set up and run the course: `python3 course.py lab` opens it, `python3 course.py test` checks everything.
+
+Maintainers: `python3 course.py build` regenerates the notebooks' stored outputs and the learners' versions.
+
+Each command creates the virtual environment in .venv and installs the course into it first, when needed,
+so a fresh machine with Python 3.11+ needs nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+
+
+def ensure_environment() -> None:
+    """Create .venv and install the course with its test tools, unless pyproject.toml is unchanged since."""
+    if sys.version_info < (3, 11):  # noqa: UP036  (this script may be started by an older python3)
+        sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}.")
+    stamp = VENV / f".installed-{hashlib.sha256((ROOT / 'pyproject.toml').read_bytes()).hexdigest()[:16]}"
+    if stamp.exists():
+        return
+    if not (BIN / "python").exists():
+        print("creating the environment in .venv ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print("installing the course and its tools into .venv (a few minutes the first time) ...", flush=True)
+    subprocess.run(
+        [
+            str(BIN / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-e",
+            ".[test]",
+        ],
+        cwd=ROOT,
+        check=True,
+    )
+    for old in VENV.glob(".installed-*"):
+        old.unlink()
+    stamp.touch()
+
+
+def run(*command: str) -> int:
+    """Run one command from the environment and return its exit status."""
+    print("$", " ".join(command), flush=True)
+    return subprocess.run([str(BIN / command[0]), *command[1:]], cwd=ROOT).returncode
+
+
+def lab(extra: list[str]) -> int:
+    """Open the learners' notebooks in JupyterLab."""
+    return run("jupyter", "lab", f"--ServerApp.root_dir={ROOT / 'notebooks'}", *extra)
+
+
+def test(extra: list[str]) -> int:
+    """Lint, type-check and run every test (unit, property, notebooks); non-zero if anything fails."""
+    checks = [
+        ("ruff", "check", "course_lib", "tests", "course.py"),
+        ("ruff", "format", "--check", "course_lib", "tests", "course.py"),
+        ("mypy",),
+        ("python", "-m", "pytest", *extra),
+    ]
+    failed = [" ".join(check) for check in checks if run(*check) != 0]
+    if failed:
+        print("FAILED:", "; ".join(failed), flush=True)
+    return 1 if failed else 0
+
+
+def build(extra: list[str]) -> int:
+    """Re-execute the instructor notebooks, store their outputs, regenerate the learners' versions."""
+    return run("python", "grading/build_notebooks.py", *extra)
+
+
+COMMANDS = {"lab": lab, "test": test, "build": build}
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
+        sys.exit("usage: python3 course.py lab | test | build [extra arguments]")
+    ensure_environment()
+    sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))
