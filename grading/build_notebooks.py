@@ -1,0 +1,116 @@
+"""Regenerate the course's notebooks: never edit stored outputs or the learners' versions by hand.
+
+    python3 course.py build            # every notebook
+    python3 course.py build 03_loop    # one notebook
+    python3 course.py build --check    # execute twice, fail if outputs differ or learners' versions are stale
+
+1. Execute each instructor notebook (grading/source/<name>/<name>.ipynb) on a fresh kernel, in its own
+   folder, and store its outputs (the files nbval compares against).
+2. Generate the learners' versions with `nbgrader generate_assignment` and copy them to notebooks/<name>.ipynb.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+GRADING = Path(__file__).resolve().parent
+ROOT = GRADING.parent
+SOURCE = GRADING / "source"
+LEARNERS = ROOT / "notebooks"
+CELL_TIMEOUT_SECONDS = 120
+
+
+def assignments() -> list[str]:
+    """Every assignment in the course, in order."""
+    return sorted(p.name for p in SOURCE.iterdir() if (p / f"{p.name}.ipynb").exists())
+
+
+def execute(path: Path) -> nbformat.NotebookNode:
+    """Execute a notebook on a fresh kernel in its own folder and return it with its outputs."""
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook, timeout=CELL_TIMEOUT_SECONDS, kernel_name="python3", record_timing=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )  # fmt: skip
+    client.execute()
+    return notebook
+
+
+def outputs_of(notebook: nbformat.NotebookNode) -> list[object]:
+    """The outputs of every code cell, for comparing two runs."""
+    return [cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def generate_learner_versions(names: list[str], destination: Path) -> None:
+    """Run nbgrader generate_assignment on a scratch copy of the course and copy the results to destination."""
+    with tempfile.TemporaryDirectory() as scratch:
+        course = Path(scratch) / "course"
+        shutil.copytree(
+            GRADING, course, ignore=shutil.ignore_patterns("gradebook.db", "release", "__pycache__")
+        )
+        for name in names:
+            subprocess.run(
+                [sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force", "--log-level=ERROR",
+                 f"--CourseDirectory.root={course}", f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db"],
+                cwd=course, check=True,
+            )  # fmt: skip
+            destination.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(course / "release" / name / f"{name}.ipynb", destination / f"{name}.ipynb")
+
+
+def canonical(path: Path) -> str:
+    """A notebook's JSON with sorted keys, for a stale check that ignores formatting."""
+    return json.dumps(json.loads(path.read_text(encoding="utf-8")), sort_keys=True, indent=1)
+
+
+def stale_learner_versions(names: list[str]) -> list[str]:
+    """The learners' notebooks that differ from what generate_assignment makes of the instructors' versions."""
+    with tempfile.TemporaryDirectory() as fresh:
+        generate_learner_versions(names, Path(fresh))
+        return [
+            name for name in names
+            if not (LEARNERS / f"{name}.ipynb").exists()
+            or canonical(Path(fresh) / f"{name}.ipynb") != canonical(LEARNERS / f"{name}.ipynb")
+        ]  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rebuild (or, with --check, verify) the stored outputs and the learners' versions."""
+    parser = argparse.ArgumentParser(prog="python3 course.py build", description=main.__doc__)
+    parser.add_argument("names", nargs="*", help="assignments to rebuild (default: all)")
+    parser.add_argument(
+        "--check", action="store_true", help="change nothing; fail on nondeterminism or staleness"
+    )
+    args = parser.parse_args(argv)
+    names = args.names or assignments()
+    problems = []
+    for name in names:
+        path = SOURCE / name / f"{name}.ipynb"
+        first = execute(path)
+        if args.check:
+            if outputs_of(first) != outputs_of(execute(path)):
+                problems.append(f"{name}: two fresh runs gave different outputs")
+        else:
+            nbformat.write(first, path)
+        print(f"executed {name}", flush=True)
+    if args.check:
+        problems += [f"{name}: notebooks/{name}.ipynb is stale" for name in stale_learner_versions(names)]
+    else:
+        generate_learner_versions(names, LEARNERS)
+        print(f"learners' versions written to {LEARNERS.relative_to(ROOT)}/", flush=True)
+    for problem in problems:
+        print("PROBLEM:", problem, flush=True)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

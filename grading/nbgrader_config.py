@@ -1,0 +1,23 @@
+"""nbgrader configuration for the course; `grading/` is the course directory."""
+
+import os
+
+c = get_config()  # type: ignore[name-defined]  # noqa: F821  (nbgrader injects get_config)
+
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
+c.CourseDirectory.course_id = "tool-call-boundary"
+c.CourseDirectory.db_url = "sqlite:///" + os.path.join(c.CourseDirectory.root, "gradebook.db")
+
+# The learners' versions: solutions become a stub that fails loudly, hidden tests are removed.
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Grading runs learners' code: bound every cell and the output it may produce.
+c.Execute.timeout = 60
+c.Execute.interrupt_on_timeout = True
+c.LimitOutput.max_lines = 500
+c.LimitOutput.max_traceback = 50
+
+# Missing or edited test cells are restored from the instructors' versions.
+c.Autograde.create_student = True
+c.OverwriteCells.add_missing_cells = True
