@@ -54,7 +54,8 @@ def ensure_environment() -> None:
 def run(*command: str) -> int:
     """Run one command from the environment and return its exit status."""
     print("$", " ".join(command), flush=True)
-    return subprocess.run([str(BIN / command[0]), *command[1:]], cwd=ROOT).returncode
+    env = {**os.environ, "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")])}
+    return subprocess.run([str(BIN / command[0]), *command[1:]], cwd=ROOT, env=env).returncode
 
 
 def lab(extra: list[str]) -> int:

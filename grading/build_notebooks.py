@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -48,6 +49,11 @@ def execute(path: Path) -> nbformat.NotebookNode:
 def outputs_of(notebook: nbformat.NotebookNode) -> list[object]:
     """The outputs of every code cell, for comparing two runs."""
     return [cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def nbgrader_environment() -> dict[str, str]:
+    """This environment with its own bin folder first on PATH: nbgrader runs `alembic` from there."""
+    return {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
 
 
 def generate_learner_versions(names: list[str], destination: Path) -> None:

@@ -44,7 +44,7 @@ def _failed(cell: Any) -> bool:
     )
 
 
-def test_results(notebook: nbformat.NotebookNode, folder: Path, timeout: int = 60) -> dict[str, bool]:
+def graded_results(notebook: nbformat.NotebookNode, folder: Path, timeout: int = 60) -> dict[str, bool]:
     """Execute a copy of the notebook in `folder`; map each graded test cell's grade_id to passed or not."""
     executed = copy.deepcopy(notebook)
     NotebookClient(
@@ -56,3 +56,6 @@ def test_results(notebook: nbformat.NotebookNode, folder: Path, timeout: int = 6
         for cell in executed.cells
         if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")
     }
+
+
+test_results = graded_results  # the older name, kept for scripts that use it

@@ -1,0 +1,242 @@
+"""Plausible wrong answers to notebook 01 and the tests that catch them.
+
+Most are a correct answer with one mistake spliced in, so each one fails for exactly the reason in its `why`.
+"""
+
+from __future__ import annotations
+
+from grading.wrong_answers import WrongAnswer
+
+PARSE = "parse_envelope"
+ADAPTER = "chat_message_to_envelopes"
+ALL_PARSE_TESTS = (
+    "test_parse_envelope_branches",
+    "test_parse_envelope_keys",
+    "test_parse_envelope_types",
+    "test_parse_envelope_blank_id",
+    "test_parse_envelope_name",
+    "test_parse_envelope_not_a_dict",
+    "test_parse_envelope_copy",
+    "test_parse_envelope_json_values",
+    "test_parse_envelope_messages",
+)
+
+_PARSE_OK = '''
+def parse_envelope(raw):
+    """A correct answer, written differently from the notebook's."""
+    allowed = {"final": ("kind", "text"), "call": ("kind", "id", "name", "arguments")}
+
+    def copy_json(value, depth):
+        if type(value) in (dict, list) and depth > 64:
+            raise EnvelopeError("arguments: nested too deeply")
+        if type(value) is dict:
+            if not all(type(key) is str for key in value):
+                raise EnvelopeError("arguments: every key must be a str")
+            return {key: copy_json(item, depth + 1) for key, item in value.items()}
+        if type(value) is list:
+            return [copy_json(item, depth + 1) for item in value]
+        if type(value) is float and (value != value or value in (float("inf"), float("-inf"))):
+            raise EnvelopeError("arguments: NaN and infinities are not JSON")
+        if value is None or type(value) in (str, int, float, bool):
+            return value
+        raise EnvelopeError(f"arguments: {type(value).__name__} is not JSON")
+
+    if type(raw) is not dict:
+        raise EnvelopeError("envelope: not a dict")
+    if not all(type(key) is str for key in raw):
+        raise EnvelopeError("envelope: a field name is not a str")
+    kind = raw.get("kind")
+    if type(kind) is not str or kind not in allowed:
+        raise EnvelopeError("kind: must be 'final' or 'call'")
+    missing = [key for key in allowed[kind] if key not in raw]
+    if missing:
+        raise EnvelopeError("missing: " + ", ".join(missing))
+    extra = [key for key in raw if key not in allowed[kind]]
+    if extra:
+        raise EnvelopeError("unexpected: " + ", ".join(extra))
+    for field in allowed[kind][1:3]:
+        if type(raw[field]) is not str:
+            raise EnvelopeError(f"{field}: not a str")
+    if kind == "final":
+        return {"kind": "final", "text": raw["text"]}
+    call_id = raw["id"]
+    if not call_id.strip():
+        raise EnvelopeError("id: blank")
+    name = raw["name"]
+    if not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name):
+        raise EnvelopeError("name: breaks the naming rule")
+    if type(raw["arguments"]) is not dict:
+        raise EnvelopeError("arguments: not a dict")
+    return {"kind": "call", "id": call_id, "name": name, "arguments": copy_json(raw["arguments"], 1)}
+'''
+
+_ADAPTER_OK = '''
+def chat_message_to_envelopes(message):
+    """A correct answer, to splice mistakes into."""
+    calls = message.get("tool_calls") or []
+    if not calls:
+        return [{"kind": "final", "text": message.get("content")}]
+    out = []
+    for call in calls:
+        try:
+            arguments = json.loads(call["function"]["arguments"])
+        except json.JSONDecodeError:
+            raise EnvelopeError("arguments: not valid JSON") from None
+        name = call["function"]["name"]
+        out.append({"kind": "call", "id": call["id"], "name": name, "arguments": arguments})
+    return out
+'''
+
+_CALL_RETURN = (
+    'return {"kind": "call", "id": call_id, "name": name, "arguments": copy_json(raw["arguments"], 1)}'
+)
+_NAME_CHECK = 're.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name)'
+_EXTRA_CHECK = '    if extra:\n        raise EnvelopeError("unexpected: " + ", ".join(extra))\n'
+
+
+def _splice(base: str, *edits: tuple[str, str]) -> str:
+    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
+    for old, new in edits:
+        assert old in base, f"wrong-answer template lost {old!r}"
+        base = base.replace(old, new)
+    return base.strip() + "\n"
+
+
+WRONG_ANSWERS = [
+    WrongAnswer(
+        PARSE,
+        "imports the library's parse_envelope instead of writing one",
+        "from course_lib.envelope import parse_envelope\n",
+        ALL_PARSE_TESTS,
+    ),
+    WrongAnswer(
+        PARSE,
+        "wraps the library's parse_envelope in a function of its own",
+        "import course_lib.envelope as lib\n\n\n"
+        "def parse_envelope(raw):\n    return lib.parse_envelope(raw)\n",
+        ALL_PARSE_TESTS,
+    ),
+    WrongAnswer(
+        PARSE,
+        "returns a shallow copy, dict(raw): nested arguments stay shared with the input",
+        _splice(
+            _PARSE_OK,
+            ('return {"kind": "final", "text": raw["text"]}', "return dict(raw)"),
+            (_CALL_RETURN, 'copy_json(raw["arguments"], 1)\n    return dict(raw)'),
+        ),
+        ("test_parse_envelope_copy",),
+    ),
+    WrongAnswer(
+        PARSE,
+        "copy.copy for a call: the outer dict is new, everything inside it is an alias",
+        _splice(_PARSE_OK, (_CALL_RETURN, 'copy_json(raw["arguments"], 1)\n    return copy.copy(raw)')),
+        ("test_parse_envelope_copy",),
+    ),
+    WrongAnswer(
+        PARSE,
+        "isinstance checks: accept str subclasses and dict subclasses (OrderedDict) at the boundary",
+        _splice(
+            _PARSE_OK,
+            ("if type(raw) is not dict:", "if not isinstance(raw, dict):"),
+            ("if type(raw[field]) is not str:", "if not isinstance(raw[field], str):"),
+            ("if type(kind) is not str or", "if not isinstance(kind, str) or"),
+            ('if type(raw["arguments"]) is not dict:', 'if not isinstance(raw["arguments"], dict):'),
+            ("if type(value) is dict:", "if isinstance(value, dict):"),
+        ),
+        ("test_parse_envelope_types", "test_parse_envelope_not_a_dict"),
+    ),
+    WrongAnswer(
+        PARSE,
+        "converts text, id and name with str() instead of refusing a wrong type",
+        _splice(
+            _PARSE_OK,
+            (
+                "    for field in allowed[kind][1:3]:\n        if type(raw[field]) is not str:\n"
+                '            raise EnvelopeError(f"{field}: not a str")\n',
+                "    raw = {key: (str(value) if key in ('text', 'id', 'name') else value)"
+                " for key, value in raw.items()}\n",
+            ),
+        ),
+        ("test_parse_envelope_types",),
+    ),
+    WrongAnswer(
+        PARSE,
+        "strips the name before checking it, and returns the stripped name",
+        _splice(_PARSE_OK, ('name = raw["name"]', 'name = raw["name"].strip()')),
+        ("test_parse_envelope_name",),
+    ),
+    WrongAnswer(
+        PARSE,
+        "lower-cases the name, guessing which tool was meant",
+        _splice(_PARSE_OK, ('name = raw["name"]', 'name = raw["name"].lower()')),
+        ("test_parse_envelope_name",),
+    ),
+    WrongAnswer(
+        PARSE,
+        "re.match with ^...$: the $ lets a trailing newline through",
+        _splice(_PARSE_OK, (_NAME_CHECK, 're.match(r"^[a-zA-Z0-9_-]{1,64}$", name)')),
+        ("test_parse_envelope_name",),
+    ),
+    WrongAnswer(
+        PARSE,
+        r"[\w-] for the name: \w also matches non-ASCII letters and digits",
+        _splice(_PARSE_OK, (_NAME_CHECK, 're.fullmatch(r"[\\w-]{1,64}", name)')),
+        ("test_parse_envelope_name",),
+    ),
+    WrongAnswer(
+        PARSE,
+        "the blank-id check only catches the empty string, not whitespace",
+        _splice(_PARSE_OK, ("if not call_id.strip():", 'if call_id == "":')),
+        ("test_parse_envelope_blank_id",),
+    ),
+    WrongAnswer(
+        PARSE,
+        "ignores extra keys instead of refusing them (they are silently dropped)",
+        _splice(_PARSE_OK, (_EXTRA_CHECK, "")),
+        ("test_parse_envelope_keys",),
+    ),
+    WrongAnswer(
+        PARSE,
+        "copy.deepcopy for the arguments: no check that they are JSON, no depth limit",
+        _splice(_PARSE_OK, ('copy_json(raw["arguments"], 1)}', 'copy.deepcopy(raw["arguments"])}')),
+        ("test_parse_envelope_json_values",),
+    ),
+    WrongAnswer(
+        PARSE,
+        "every refusal says the same thing, so no message names the offending field",
+        _splice(_PARSE_OK, ("def parse_envelope(raw):", "def check_envelope(raw):"))
+        + "\n\ndef parse_envelope(raw):\n    try:\n        return check_envelope(raw)\n"
+        '    except EnvelopeError:\n        raise EnvelopeError("invalid input") from None\n',
+        ("test_parse_envelope_messages",),
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "leaves function.arguments as the JSON string instead of decoding it",
+        _splice(
+            _ADAPTER_OK,
+            (
+                'arguments = json.loads(call["function"]["arguments"])',
+                'arguments = call["function"]["arguments"]',
+            ),
+        ),
+        ("test_chat_message_to_envelopes_calls", "test_chat_message_to_envelopes_bad_json"),
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "translates only the first tool call of a parallel turn",
+        _splice(_ADAPTER_OK, ("for call in calls:", "for call in calls[:1]:")),
+        ("test_chat_message_to_envelopes_calls",),
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "looks at content first, so a message with text and tool calls becomes a final answer",
+        _splice(_ADAPTER_OK, ("if not calls:", 'if not calls or message.get("content") is not None:')),
+        ("test_chat_message_to_envelopes_calls",),
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "lets json.JSONDecodeError escape instead of raising EnvelopeError",
+        _splice(_ADAPTER_OK, ("        except json.JSONDecodeError:\n", "        except EnvelopeError:\n")),
+        ("test_chat_message_to_envelopes_bad_json",),
+    ),
+]

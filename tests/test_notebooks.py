@@ -1,0 +1,106 @@
+"""The graded notebooks: nbgrader accepts them, learners' versions start at zero, wrong answers lose points."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+from nbgrader.validator import Validator
+
+from grading.build_notebooks import GRADING, LEARNERS, assignments, nbgrader_environment, stale_learner_versions
+from grading.wrong_answers import WrongAnswer
+from tests.notebook_runner import graded_results, grade_ids, instructor_notebook, with_cell_replaced
+
+NAMES = assignments()
+
+
+def wrong_answers(name: str) -> list[WrongAnswer]:
+    """The published wrong answers of one notebook (none if it has no module yet: a test then fails)."""
+    try:
+        module = importlib.import_module(f"grading.wrong_answers.{name}")
+    except ModuleNotFoundError:
+        return []
+    return list(module.WRONG_ANSWERS)
+
+
+WRONG = [(name, answer) for name in NAMES for answer in wrong_answers(name)]
+
+
+def test_the_course_has_its_six_notebooks_in_order() -> None:
+    expected = ["01_envelope", "02_dispatcher", "03_loop", "04_wire", "05_failures", "06_security"]
+    assert NAMES[:6] == expected
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_instructor_version_passes_nbgrader_validate(name: str) -> None:
+    results = Validator().validate(str(GRADING / "source" / name / f"{name}.ipynb"))
+    assert results == {}, json.dumps(results, indent=1)[:3000]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_learner_version_fails_every_test(name: str) -> None:
+    results = Validator(invert=True).validate(str(LEARNERS / f"{name}.ipynb"))
+    assert results == {}, json.dumps(results, indent=1)[:3000]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_learner_version_has_no_solutions_or_hidden_tests(name: str) -> None:
+    text = (LEARNERS / f"{name}.ipynb").read_text(encoding="utf-8")
+    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text and "NotImplementedError" in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_exercise_has_a_wrong_answer_that_loses_points(name: str) -> None:
+    answered = {answer.cell for answer in wrong_answers(name)}
+    assert answered == set(grade_ids(instructor_notebook(name), tests=False))
+
+
+@pytest.mark.parametrize(("name", "answer"), WRONG, ids=[f"{n}-{a.cell}-{i}" for i, (n, a) in enumerate(WRONG)])
+def test_a_wrong_answer_fails_the_tests_that_name_it(name: str, answer: WrongAnswer, tmp_path: Path) -> None:
+    notebook = with_cell_replaced(instructor_notebook(name), answer.cell, answer.code)
+    results = graded_results(notebook, GRADING / "source" / name)
+    missed = [test for test in answer.fails if results.get(test, True)]
+    assert not missed, f"{answer.why}: these tests still pass: {missed}"
+
+
+def test_the_learners_versions_are_not_stale() -> None:
+    assert stale_learner_versions(NAMES) == [], "run `python3 course.py build` to regenerate notebooks/"
+
+
+def _nbgrader(course: Path, *args: str) -> None:
+    command = [sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR", f"--CourseDirectory.root={course}"]
+    command.append(f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db")
+    subprocess.run(command, cwd=course, env=nbgrader_environment(), check=True)
+
+
+def test_autograding_gives_full_marks_to_solutions_and_zero_to_the_learner_versions(tmp_path: Path) -> None:
+    course = tmp_path / "course"
+    shutil.copytree(GRADING, course, ignore=shutil.ignore_patterns("gradebook.db", "release", "__pycache__"))
+    for name in NAMES:
+        _nbgrader(course, "generate_assignment", name, "--force")
+        for student, origin in [("solution", course / "source"), ("fresh", course / "release")]:
+            folder = course / "submitted" / student / name
+            folder.mkdir(parents=True)
+            shutil.copyfile(origin / name / f"{name}.ipynb", folder / f"{name}.ipynb")
+        _nbgrader(course, "autograde", name, "--force")
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
+        for name in NAMES:
+            solution = gradebook.find_submission(name, "solution")
+            fresh = gradebook.find_submission(name, "fresh")
+            assert solution.max_score > 0 and solution.score == solution.max_score, name
+            assert fresh.score == 0, name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_stored_outputs_show_no_ports_addresses_or_tracebacks(name: str) -> None:
+    notebook = nbformat.read(GRADING / "source" / name / f"{name}.ipynb", as_version=4)
+    shown = json.dumps([cell.get("outputs", []) for cell in notebook.cells])
+    for leak in ["127.0.0.1:", "localhost:", " at 0x", "Traceback (most recent call last)"]:
+        assert leak not in shown, f"{name} shows {leak!r} in a stored output"
