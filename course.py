@@ -66,8 +66,8 @@ def lab(extra: list[str]) -> int:
 def test(extra: list[str]) -> int:
     """Lint, type-check and run every test (unit, property, notebooks); non-zero if anything fails."""
     checks = [
-        ("ruff", "check", "course_lib", "tests", "course.py"),
-        ("ruff", "format", "--check", "course_lib", "tests", "course.py"),
+        ("ruff", "check", "course_lib", "tests", "grading", "course.py"),
+        ("ruff", "format", "--check", "course_lib", "tests", "grading", "course.py"),
         ("mypy",),
         ("python", "-m", "pytest", *extra),
     ]

@@ -53,7 +53,10 @@ def outputs_of(notebook: nbformat.NotebookNode) -> list[object]:
 
 def nbgrader_environment() -> dict[str, str]:
     """This environment with its own bin folder first on PATH: nbgrader runs `alembic` from there."""
-    return {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    return {
+        **os.environ,
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+    }
 
 
 def generate_learner_versions(names: list[str], destination: Path) -> None:

@@ -14,9 +14,15 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.validator import Validator
 
-from grading.build_notebooks import GRADING, LEARNERS, assignments, nbgrader_environment, stale_learner_versions
+from grading.build_notebooks import (
+    GRADING,
+    LEARNERS,
+    assignments,
+    nbgrader_environment,
+    stale_learner_versions,
+)
 from grading.wrong_answers import WrongAnswer
-from tests.notebook_runner import graded_results, grade_ids, instructor_notebook, with_cell_replaced
+from tests.notebook_runner import grade_ids, graded_results, instructor_notebook, with_cell_replaced
 
 NAMES = assignments()
 
@@ -62,7 +68,9 @@ def test_every_exercise_has_a_wrong_answer_that_loses_points(name: str) -> None:
     assert answered == set(grade_ids(instructor_notebook(name), tests=False))
 
 
-@pytest.mark.parametrize(("name", "answer"), WRONG, ids=[f"{n}-{a.cell}-{i}" for i, (n, a) in enumerate(WRONG)])
+@pytest.mark.parametrize(
+    ("name", "answer"), WRONG, ids=[f"{n}-{a.cell}-{i}" for i, (n, a) in enumerate(WRONG)]
+)
 def test_a_wrong_answer_fails_the_tests_that_name_it(name: str, answer: WrongAnswer, tmp_path: Path) -> None:
     notebook = with_cell_replaced(instructor_notebook(name), answer.cell, answer.code)
     results = graded_results(notebook, GRADING / "source" / name)
@@ -75,7 +83,14 @@ def test_the_learners_versions_are_not_stale() -> None:
 
 
 def _nbgrader(course: Path, *args: str) -> None:
-    command = [sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR", f"--CourseDirectory.root={course}"]
+    command = [
+        sys.executable,
+        "-m",
+        "nbgrader",
+        *args,
+        "--log-level=ERROR",
+        f"--CourseDirectory.root={course}",
+    ]
     command.append(f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db")
     subprocess.run(command, cwd=course, env=nbgrader_environment(), check=True)
 
