@@ -1,14 +1,14 @@
 """Helpers for the notebooks' autograder tests: is this the learner's own function?
 
 A graded exercise asks for a function with the same name and contract as its `course_lib` reference.
-Importing the reference (or wrapping it) must score nothing, so every hidden test starts with
-`assert_own_work(parse_envelope, course_lib.envelope)`.
+Importing the reference (or wrapping it, directly or through a helper) must score nothing, so every
+hidden test starts with `assert_own_work(parse_envelope, course_lib.envelope)`.
 """
 
 from __future__ import annotations
 
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 
@@ -21,14 +21,34 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
 
 
 def _comes_from(value: object, module: types.ModuleType) -> bool:
-    """True if `value` is `module`, a parent package of it, or something defined in it."""
+    """True if `value` is `module`, a parent package of it, or a function defined in it (classes are fine)."""
     if isinstance(value, types.ModuleType):
         return value is module or module.__name__.startswith(value.__name__ + ".")
-    return getattr(value, "__module__", None) == module.__name__
+    return isinstance(value, types.FunctionType) and value.__module__ == module.__name__
 
 
-def assert_own_work(fn: Callable[..., Any], reference_module: types.ModuleType) -> None:
-    """Fail with a clear message unless `fn` was written in the notebook without calling the reference module."""
+def _globals_used(fn: types.FunctionType) -> Iterator[tuple[str, object]]:
+    """Every global (name, value) `fn` uses, following the notebook's own functions it calls in turn."""
+    seen, pending = {fn}, [fn]
+    while pending:
+        current = pending.pop()
+        for code in _code_objects(current.__code__):
+            for global_name in code.co_names:
+                value = current.__globals__.get(global_name)
+                yield global_name, value
+                if (
+                    isinstance(value, types.FunctionType)
+                    and value.__module__ == "__main__"
+                    and value not in seen
+                ):
+                    seen.add(value)
+                    pending.append(value)
+
+
+def assert_own_work(
+    fn: Callable[..., Any], reference_module: types.ModuleType, allow: Iterable[str] = ()
+) -> None:
+    """Fail unless `fn` was written in the notebook without calling the reference module (but for `allow`)."""
     name = getattr(fn, "__name__", repr(fn))
     assert isinstance(fn, types.FunctionType), (
         f"{name} should be a function you define with def in this notebook"
@@ -36,9 +56,8 @@ def assert_own_work(fn: Callable[..., Any], reference_module: types.ModuleType) 
     assert fn.__module__ == "__main__", (
         f"{name} comes from {fn.__module__}: write your own in this notebook instead of importing the reference"
     )
-    used = {name for code in _code_objects(fn.__code__) for name in code.co_names}
-    for global_name in sorted(used):
-        value = fn.__globals__.get(global_name)
-        assert value is None or not _comes_from(value, reference_module), (
+    allowed = [getattr(reference_module, helper) for helper in allow]
+    for global_name, value in _globals_used(fn):
+        assert any(value is helper for helper in allowed) or not _comes_from(value, reference_module), (
             f"{name} uses {global_name!r} from {reference_module.__name__}: the exercise is to write it yourself"
         )

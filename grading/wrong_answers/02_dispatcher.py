@@ -1,0 +1,321 @@
+"""Plausible wrong answers to notebook 02 and the tests that catch them.
+
+Most are a correct answer with one mistake spliced in, so each one fails for exactly the reason in its `why`.
+"""
+
+from __future__ import annotations
+
+from grading.wrong_answers import WrongAnswer
+
+EUROS = "max_euros"
+DISPATCH = "dispatch"
+DISPATCH_WITH = "dispatch_with"
+ALL_DISPATCH_TESTS = (
+    "test_dispatch_accepted",
+    "test_dispatch_seed_rejections",
+    "test_dispatch_size_in_bytes",
+    "test_dispatch_duplicate_keys",
+    "test_dispatch_envelope_and_tool",
+    "test_dispatch_sku",
+    "test_dispatch_strict_json",
+    "test_dispatch_not_a_string",
+)
+ALL_DISPATCH_WITH_TESTS = ("test_dispatch_with_two_tools", "test_dispatch_with_forbidden_still_refused")
+
+_PARSE_OK = '''
+def parse_request(raw):
+    """A correct parser, written differently from the notebook's."""
+    if not isinstance(raw, str):
+        raise TypeError("the request must be text")
+    if len(raw.encode("utf-8")) > MAX_REQUEST_BYTES:
+        raise ValueError("request too large")
+
+    def pairs_to_dict(pairs):
+        keys = [key for key, _ in pairs]
+        if len(keys) != len(set(keys)):
+            raise ValueError("duplicate key")
+        return dict(pairs)
+
+    def refuse_constant(text):
+        raise ValueError(f"{text} is not JSON")
+
+    try:
+        return json.loads(raw, object_pairs_hook=pairs_to_dict, parse_constant=refuse_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+'''
+
+_DISPATCH_OK = '''
+def dispatch(raw):
+    """A correct dispatcher on top of parse_request, to splice mistakes into."""
+    call = parse_request(raw)
+    if not (type(call) is dict and call.keys() == {"name", "arguments"}):
+        raise ValueError("envelope: exactly name and arguments")
+    if call["name"] != "stock_lookup":
+        raise ValueError("unknown tool")
+    arguments = call["arguments"]
+    if not (type(arguments) is dict and arguments.keys() == {"sku"}):
+        raise ValueError("arguments: exactly sku")
+    sku = arguments["sku"]
+    if type(sku) is not str or sku not in STOCK:
+        raise ValueError("unknown sku")
+    return {"sku": sku, "available": STOCK[sku]}
+'''
+
+_DISPATCH_WITH_OK = '''
+def dispatch_with(raw, tools):
+    """A correct table-driven dispatcher, to splice mistakes into."""
+    call = parse_request(raw)
+    if not (type(call) is dict and call.keys() == {"name", "arguments"}):
+        raise ValueError("envelope: exactly name and arguments")
+    name, arguments = call["name"], call["arguments"]
+    if type(name) is not str:
+        raise ValueError("unknown tool")
+    rule = tools.get(name)
+    if rule is None:
+        raise ValueError(f"unknown tool: {name!r}")
+    if not (type(arguments) is dict and set(arguments) == set(rule.arguments)):
+        raise ValueError("arguments do not match the tool")
+    return rule.handler(arguments)
+'''
+
+_SIZE_CHECK = (
+    'if len(raw.encode("utf-8")) > MAX_REQUEST_BYTES:\n        raise ValueError("request too large")\n'
+)
+_HOOKED_LOADS = "json.loads(raw, object_pairs_hook=pairs_to_dict, parse_constant=refuse_constant)"
+_RECURSION_GUARD = (
+    "    try:\n        return " + _HOOKED_LOADS + "\n    except RecursionError:\n"
+    '        raise ValueError("nested too deeply") from None\n'
+)
+
+
+def _splice(base: str, *edits: tuple[str, str]) -> str:
+    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
+    for old, new in edits:
+        assert old in base, f"wrong-answer template lost {old!r}"
+        base = base.replace(old, new)
+    return base.strip() + "\n"
+
+
+def _dispatch(*edits: tuple[str, str], parse: tuple[tuple[str, str], ...] = ()) -> str:
+    """The correct parse_request and dispatch with mistakes spliced into either."""
+    return _splice(_PARSE_OK, *parse) + "\n\n" + _splice(_DISPATCH_OK, *edits)
+
+
+WRONG_ANSWERS = [
+    # ------------------------------------------------------------ the practice question
+    WrongAnswer(
+        EUROS,
+        "counts characters: every euro sign taken as one byte",
+        "max_euros = MAX_REQUEST_BYTES - len(pen_request)\n",
+        ("test_max_euros",),
+    ),
+    WrongAnswer(
+        EUROS,
+        "rounds up: one euro sign too many",
+        'max_euros = -(-(MAX_REQUEST_BYTES - len(pen_request.encode("utf-8"))) // 3)\n',
+        ("test_max_euros",),
+    ),
+    # ------------------------------------------------------------ Part A: dispatch
+    WrongAnswer(
+        DISPATCH,
+        "imports the library's dispatch instead of writing one",
+        "from course_lib.stock import dispatch\n",
+        ALL_DISPATCH_TESTS,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "wraps the library's dispatch in a function of its own",
+        "import course_lib.stock as lib\n\n\ndef dispatch(raw):\n    return lib.dispatch(raw)\n",
+        ALL_DISPATCH_TESTS,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "counts characters (len(raw)) instead of UTF-8 bytes",
+        _dispatch(
+            parse=(('if len(raw.encode("utf-8")) > MAX_REQUEST_BYTES:', "if len(raw) > MAX_REQUEST_BYTES:"),)
+        ),
+        ("test_dispatch_size_in_bytes",),
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "checks the size only after parsing",
+        _dispatch(
+            parse=(
+                (_SIZE_CHECK, ""),
+                (
+                    _RECURSION_GUARD,
+                    "    try:\n        value = " + _HOOKED_LOADS + "\n    except RecursionError:\n"
+                    '        raise ValueError("nested too deeply") from None\n'
+                    '    if len(raw.encode("utf-8")) > MAX_REQUEST_BYTES:\n'
+                    '        raise ValueError("request too large")\n    return value\n',
+                ),
+            )
+        ),
+        ("test_dispatch_size_in_bytes",),
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "plain json.loads: a repeated key silently keeps its last value",
+        _dispatch(parse=((_HOOKED_LOADS, "json.loads(raw, parse_constant=refuse_constant)"),)),
+        ("test_dispatch_seed_rejections", "test_dispatch_duplicate_keys"),
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "checks duplicates only for the envelope's own keys, by counting them in the text",
+        _dispatch(
+            parse=(
+                (_HOOKED_LOADS, "json.loads(raw, parse_constant=refuse_constant)"),
+                (
+                    "    try:\n        return json.loads",
+                    '    for key in ("name", "arguments"):\n'
+                    "        if raw.count(f'\"{key}\"') > 1:\n"
+                    '            raise ValueError(f"duplicate key: {key!r}")\n'
+                    "    try:\n        return json.loads",
+                ),
+            )
+        ),
+        ("test_dispatch_seed_rejections", "test_dispatch_duplicate_keys"),
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "no RecursionError handling: 1,000 nested brackets escape as RecursionError",
+        _dispatch(parse=((_RECURSION_GUARD, "    return " + _HOOKED_LOADS + "\n"),)),
+        ("test_dispatch_strict_json",),
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "right about bytes and duplicates, but no type check of raw and no RecursionError handling",
+        _dispatch(
+            parse=(
+                (
+                    '    if not isinstance(raw, str):\n        raise TypeError("the request must be text")\n',
+                    "",
+                ),
+                (_RECURSION_GUARD, "    return " + _HOOKED_LOADS + "\n"),
+            )
+        ),
+        ("test_dispatch_strict_json", "test_dispatch_not_a_string"),
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "accepts extra keys: subset checks (<=) instead of exact key sets",
+        _dispatch(
+            ('call.keys() == {"name", "arguments"}', 'call.keys() >= {"name", "arguments"}'),
+            ('arguments.keys() == {"sku"}', 'arguments.keys() >= {"sku"}'),
+        ),
+        ("test_dispatch_seed_rejections", "test_dispatch_envelope_and_tool"),
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "compares key sets before checking the type: a JSON array of the key names gets through",
+        _dispatch(
+            (
+                'if not (type(call) is dict and call.keys() == {"name", "arguments"}):',
+                'if set(call) != {"name", "arguments"}:',
+            ),
+            (
+                'if not (type(arguments) is dict and arguments.keys() == {"sku"}):',
+                'if set(arguments) != {"sku"}:',
+            ),
+        ),
+        ("test_dispatch_envelope_and_tool",),
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "looks the tool up in the notebook's globals: any function defined there can be run",
+        _splice(_PARSE_OK)
+        + "\n\n"
+        + _splice(
+            _DISPATCH_OK,
+            (
+                '    if call["name"] != "stock_lookup":\n        raise ValueError("unknown tool")\n',
+                '    handler = globals().get(call["name"]) if type(call["name"]) is str else None\n'
+                "    if not callable(handler):\n"
+                '        raise ValueError("unknown tool")\n',
+            ),
+            ('    sku = arguments["sku"]\n', "    return handler(arguments)\n"),
+            (
+                '    if type(sku) is not str or sku not in STOCK:\n        raise ValueError("unknown sku")\n'
+                '    return {"sku": sku, "available": STOCK[sku]}\n',
+                "",
+            ),
+        )
+        + '\n\ndef stock_lookup(arguments):\n    sku = arguments["sku"]\n'
+        + '    if type(sku) is not str or sku not in STOCK:\n        raise ValueError("unknown sku")\n'
+        + '    return {"sku": sku, "available": STOCK[sku]}\n',
+        ("test_dispatch_envelope_and_tool",),
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "normalises the SKU with .strip().upper(): 'pen' is accepted and a Boolean raises AttributeError",
+        _dispatch(('sku = arguments["sku"]', 'sku = arguments["sku"].strip().upper()')),
+        ("test_dispatch_sku",),
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "no type check of the SKU: a list SKU raises TypeError (unhashable) in the STOCK lookup",
+        _dispatch(("if type(sku) is not str or sku not in STOCK:", "if sku not in STOCK:")),
+        ("test_dispatch_sku",),
+    ),
+    # ------------------------------------------------------------ Part B: dispatch_with
+    WrongAnswer(
+        DISPATCH_WITH,
+        "wraps the library's dispatch_with",
+        "from course_lib import stock as lib\n\n\ndef dispatch_with(raw, tools):\n"
+        "    return lib.dispatch_with(raw, tools)\n",
+        ALL_DISPATCH_WITH_TESTS,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "falls back to the notebook's globals for a name missing from the table",
+        _splice(
+            _DISPATCH_WITH_OK,
+            (
+                '    if rule is None:\n        raise ValueError(f"unknown tool: {name!r}")\n',
+                "    if rule is None:\n"
+                "        handler = globals().get(name)\n"
+                "        if not callable(handler):\n"
+                '            raise ValueError(f"unknown tool: {name!r}")\n'
+                "        return handler(arguments)\n",
+            ),
+        ),
+        ("test_dispatch_with_forbidden_still_refused",),
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "accepts extra arguments: the tool's argument names only need to be present",
+        _splice(
+            _DISPATCH_WITH_OK,
+            ("set(arguments) == set(rule.arguments)", "set(arguments) >= set(rule.arguments)"),
+        ),
+        ("test_dispatch_with_forbidden_still_refused",),
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "hard-codes the stock tool's argument names instead of reading rule.arguments",
+        _splice(_DISPATCH_WITH_OK, ("set(arguments) == set(rule.arguments)", 'set(arguments) == {"sku"}')),
+        ("test_dispatch_with_two_tools",),
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "matches tool names case-insensitively",
+        _splice(
+            _DISPATCH_WITH_OK,
+            (
+                "rule = tools.get(name)",
+                "rule = {key.lower(): value for key, value in tools.items()}.get(name.lower())",
+            ),
+        ),
+        ("test_dispatch_with_forbidden_still_refused",),
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "no type check of the name: a list name raises TypeError (unhashable) in the table lookup",
+        _splice(
+            _DISPATCH_WITH_OK,
+            ('    if type(name) is not str:\n        raise ValueError("unknown tool")\n', ""),
+        ),
+        ("test_dispatch_with_forbidden_still_refused",),
+    ),
+]
