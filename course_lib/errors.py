@@ -38,7 +38,9 @@ class ModelHTTPError(RuntimeError):
 class WireError(ValueError):
     """A request broke a documented wire-format rule; carries the HTTP status and the offending `param`."""
 
-    def __init__(self, message: str, *, param: str | None = None, status: int = 400, code: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, param: str | None = None, status: int = 400, code: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.param = param

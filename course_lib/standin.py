@@ -3,10 +3,10 @@
     with StandIn([("calls", [("get_weather", '{"city": "Paris", "unit": "celsius"}')]), ("text", "15 C")]) as server:
         client = OpenAI(base_url=server.base, api_key="stand-in")
 
-Routes: POST /v1/chat/completions and POST /v1/responses. Rejected requests answer with the documented
-error envelope and never consume a script step; every error carries `x-should-retry: false` so an SDK's
-automatic retries cannot eat scripted turns. Ids count up per server and timestamps come from a fixed
-clock, so the same script gives byte-identical bodies in every run.
+Routes: POST /v1/chat/completions, POST /v1/responses and (Anthropic) POST /v1/messages.
+Rejected requests answer with the documented error envelope and never consume a script step; every
+error carries `x-should-retry: false` so an SDK's automatic retries cannot eat scripted turns. Ids count
+up per server and timestamps come from a fixed clock, so the same script gives byte-identical bodies.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from course_lib.errors import ScriptError, WireError
 from course_lib.scripted import Decision, FunctionModel, Model, ScriptedModel, Step, echo
-from course_lib.wire import chat, responses
+from course_lib.wire import chat, messages, responses
 from course_lib.wire.common import Conversation, Counters, error_envelope
 
 MAX_BODY_BYTES = 1_000_000
@@ -56,6 +56,16 @@ def error_answer(status: int, message: str, param: str | None = None, code: str 
     return Answer(status, error_envelope(message, kind=kind, param=param, code=code))
 
 
+ROUTES = {"/v1/chat/completions": chat, "/v1/responses": responses, "/v1/messages": messages}
+
+
+def in_route_format(path: str, answer: Answer) -> Answer:
+    """An error answer in the error envelope its route documents (Anthropic's differs from OpenAI's)."""
+    if not path.startswith("/v1/messages") or answer.status < 400 or "type" in answer.payload:
+        return answer
+    return answer._replace(payload=messages.error_envelope(answer.status, answer.payload["error"]["message"]))
+
+
 class StandIn:
     """An HTTP server on 127.0.0.1 (port chosen by the OS) that answers like the model API, from a script."""
 
@@ -80,8 +90,10 @@ class StandIn:
         self._reset_state(script)
         self._httpd = _Server(("127.0.0.1", port), _handler_for(self))
         self.port: int = self._httpd.server_address[1]
-        self.base = f"http://127.0.0.1:{self.port}/v1"
-        """The base URL to give a client: it ends in /v1."""
+        self.root = f"http://127.0.0.1:{self.port}"
+        """The server's root URL: what `anthropic.Anthropic(base_url=...)` takes."""
+        self.base = f"{self.root}/v1"
+        """The base URL to give an OpenAI client: it ends in /v1."""
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, args=(0.05,), name="stand-in", daemon=True
         )
@@ -119,7 +131,7 @@ class StandIn:
     def handle(self, method: str, path: str, raw: bytes) -> Answer:
         """Answer one request; pure of sockets, so tests can call it directly."""
         path = path.split("?", 1)[0]
-        route = {"/v1/chat/completions": chat, "/v1/responses": responses}.get(path)
+        route = ROUTES.get(path)
         if route is None:
             return error_answer(404, f"Invalid URL ({method} {path[:200]})", code="unknown_url")
         if method != "POST":
@@ -130,14 +142,14 @@ class StandIn:
         with self._lock:
             answer = body if isinstance(body, Answer) else self._answer(route, body)
             self.log.append(Exchange(path, None if isinstance(body, Answer) else body, answer.status))
-        return answer
+        return in_route_format(path, answer)
 
     def _answer(self, route: Any, body: dict[str, Any]) -> Answer:
         try:
-            if route is chat:
-                conversation = chat.read_request(body)
-            else:
+            if route is responses:
                 conversation = responses.read_request(body, self.reasoning_for)
+            else:
+                conversation = route.read_request(body)
         except WireError as error:
             return error_answer(error.status, error.message, error.param, error.code)
         try:
@@ -156,8 +168,8 @@ class StandIn:
             return error_answer(decision.status, decision.text, code="scripted_error")
         if decision.kind == "text":
             return Answer(200, route.answer_with_text(body, decision.text, self.counters))
-        if route is chat:
-            return Answer(200, chat.answer_with_calls(body, decision.calls, self.counters))
+        if route is not responses:
+            return Answer(200, route.answer_with_calls(body, decision.calls, self.counters))
         reasoning_for = self.reasoning_for if self.reasoning else None
         return Answer(200, responses.answer_with_calls(body, decision.calls, self.counters, reasoning_for))
 
@@ -240,7 +252,7 @@ def _handler_for(server: StandIn) -> type[BaseHTTPRequestHandler]:
                 return
             except Exception as error:  # a bug in the stand-in itself: still an answer, never a dead thread
                 answer = error_answer(500, f"stand-in failed: {type(error).__name__}", code="internal_error")
-            self._send(answer)
+            self._send(in_route_format(self.path.split("?", 1)[0], answer))
 
         def do_POST(self) -> None:
             self._serve("POST")
