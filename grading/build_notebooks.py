@@ -70,7 +70,7 @@ def generate_learner_versions(names: list[str], destination: Path) -> None:
             subprocess.run(
                 [sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force", "--log-level=ERROR",
                  f"--CourseDirectory.root={course}", f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db"],
-                cwd=course, check=True,
+                cwd=course, env=nbgrader_environment(), check=True,
             )  # fmt: skip
             destination.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(course / "release" / name / f"{name}.ipynb", destination / f"{name}.ipynb")
