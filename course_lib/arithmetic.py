@@ -40,7 +40,7 @@ def safe_arithmetic(expression: str) -> int | float:
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise ToolError(f"expression too long: {len(expression)} characters > {MAX_EXPRESSION_CHARS}")
     try:
-        tree = ast.parse(expression, mode="eval")  # builds a tree; nothing is compiled or run
+        tree = ast.parse(expression.strip(), mode="eval")  # builds a tree; nothing is compiled or run
     except (SyntaxError, ValueError):  # ValueError: a NUL character, on some Python versions
         raise ToolError("not an arithmetic expression") from None
     except (RecursionError, MemoryError):

@@ -106,3 +106,7 @@ def test_any_short_text_gives_a_number_or_a_tool_error(expression: str) -> None:
     except ToolError:
         return
     assert type(result) in (int, float) and abs(result) <= arithmetic.MAX_MAGNITUDE
+
+
+def test_surrounding_whitespace_is_ignored() -> None:
+    assert safe_arithmetic("  1 + 2\n") == 3
