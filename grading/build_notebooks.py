@@ -39,7 +39,7 @@ def execute(path: Path) -> nbformat.NotebookNode:
     """Execute a notebook on a fresh kernel in its own folder and return it with its outputs."""
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(
-        notebook, timeout=CELL_TIMEOUT_SECONDS, kernel_name="python3", record_timing=False,
+        notebook, timeout=CELL_TIMEOUT_SECONDS, kernel_name="python3", record_timing=False, coalesce_streams=True,
         resources={"metadata": {"path": str(path.parent)}},
     )  # fmt: skip
     client.execute()

@@ -48,7 +48,7 @@ def graded_results(notebook: nbformat.NotebookNode, folder: Path, timeout: int =
     """Execute a copy of the notebook in `folder`; map each graded test cell's grade_id to passed or not."""
     executed = copy.deepcopy(notebook)
     NotebookClient(
-        executed, timeout=timeout, kernel_name="python3", allow_errors=True, record_timing=False,
+        executed, timeout=timeout, kernel_name="python3", allow_errors=True, record_timing=False, coalesce_streams=True,
         resources={"metadata": {"path": str(folder)}},
     ).execute()  # fmt: skip
     return {
