@@ -1,0 +1,328 @@
+"""Plausible wrong answers to notebook 03 and the tests that catch them.
+
+Most are a correct loop with one mistake spliced in, so each one fails for exactly the reason in its `why`.
+"""
+
+from __future__ import annotations
+
+from grading.wrong_answers import WrongAnswer
+
+CHAT = "chat_tool_loop"
+RESPONSES = "responses_tool_loop"
+COUNT = "count_the_requests"
+ALL_CHAT_TESTS = (
+    "test_chat_loop_one_call",
+    "test_chat_loop_zero_calls",
+    "test_chat_loop_parallel",
+    "test_chat_loop_replay",
+    "test_chat_loop_tool_choice",
+    "test_chat_loop_max_steps",
+)
+ALL_RESPONSES_TESTS = (
+    "test_responses_loop_one_call",
+    "test_responses_loop_zero_calls",
+    "test_responses_loop_parallel",
+    "test_responses_loop_reasoning",
+    "test_responses_loop_controls",
+)
+
+_CHAT_OK = '''
+def chat_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None, tool_choice=None, sticky=False,
+                   model=None, **extra):
+    """A correct answer, written differently from the notebook's, to splice mistakes into."""
+    history = [{"role": "user", "content": user_text}]
+    trace = []
+    step = 0
+    while step < max_steps:
+        step += 1
+        request = dict(extra)
+        request["model"] = MODEL if model is None else model
+        request["tools"] = tool_specs(toolbox, names, "chat")
+        request["messages"] = history
+        if tool_choice is not None and (sticky or step == 1):
+            request["tool_choice"] = tool_choice
+        answer = post_json(base, "/chat/completions", request)
+        turn = answer["choices"][0]["message"]
+        history.append(turn)
+        tool_calls = turn.get("tool_calls")
+        if not tool_calls:
+            content = turn.get("content")
+            return ("" if content is None else content), trace
+        for tool_call in tool_calls:
+            function = tool_call["function"]
+            output = run_tool_call(toolbox, function["name"], function["arguments"], names, confirm)
+            trace.append((step, function["name"], function["arguments"], output))
+            history.append({"role": "tool", "tool_call_id": tool_call["id"], "content": output})
+    raise MaxStepsExceeded(f"gave up after {max_steps} requests", trace)
+'''
+
+_RESPONSES_OK = '''
+def responses_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None, tool_choice=None,
+                        sticky=False, model=None, **extra):
+    """A correct answer, written differently from the notebook's, to splice mistakes into."""
+    history = [{"role": "user", "content": user_text}]
+    trace = []
+    step = 0
+    while step < max_steps:
+        step += 1
+        request = dict(extra)
+        request["model"] = MODEL if model is None else model
+        request["tools"] = tool_specs(toolbox, names, "responses")
+        request["input"] = history
+        if tool_choice is not None and (sticky or step == 1):
+            request["tool_choice"] = tool_choice
+        output = post_json(base, "/responses", request)["output"]
+        for item in output:
+            history.append(item)
+        function_calls = [item for item in output if item["type"] == "function_call"]
+        if not function_calls:
+            text = ""
+            for item in output:
+                if item["type"] == "message":
+                    for part in item["content"]:
+                        if part["type"] == "output_text":
+                            text += part["text"]
+            return text, trace
+        for function_call in function_calls:
+            output_string = run_tool_call(toolbox, function_call["name"], function_call["arguments"], names, confirm)
+            trace.append((step, function_call["name"], function_call["arguments"], output_string))
+            history.append({"type": "function_call_output", "call_id": function_call["call_id"],
+                            "output": output_string})
+    raise MaxStepsExceeded(f"gave up after {max_steps} requests", trace)
+'''
+
+_COUNT_OK = """
+requests_parallel = 3
+requests_one_per_turn = 6
+tool_messages_parallel = 5
+tool_messages_one_per_turn = 5
+"""
+
+
+def _splice(base: str, *edits: tuple[str, str]) -> str:
+    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
+    for old, new in edits:
+        assert old in base, f"wrong-answer template lost {old!r}"
+        base = base.replace(old, new)
+    return base.strip() + "\n"
+
+
+WRONG_ANSWERS = [
+    # ---- Part A: chat_tool_loop ------------------------------------------------------------------------
+    WrongAnswer(
+        CHAT,
+        "imports the library's chat_tool_loop instead of writing one",
+        "from course_lib.loops import chat_tool_loop\n",
+        ALL_CHAT_TESTS,
+    ),
+    WrongAnswer(
+        CHAT,
+        "wraps the library's chat_tool_loop in a function of its own",
+        "import course_lib.loops\n\n\n"
+        "def chat_tool_loop(base, user_text, toolbox, names, **options):\n"
+        "    return course_lib.loops.chat_tool_loop(base, user_text, toolbox, names, **options)\n",
+        ALL_CHAT_TESTS,
+    ),
+    WrongAnswer(
+        CHAT,
+        "exactly two requests: asks once more after the tool results and returns whatever comes back",
+        _splice(
+            _CHAT_OK,
+            ("    while step < max_steps:\n", "    for _ in range(2):\n"),
+            (
+                '    raise MaxStepsExceeded(f"gave up after {max_steps} requests", trace)',
+                '    return turn.get("content") or "", trace',
+            ),
+        ),
+        ("test_chat_loop_one_call", "test_chat_loop_max_steps"),
+    ),
+    WrongAnswer(
+        CHAT,
+        "answers only the first tool call of a turn",
+        _splice(_CHAT_OK, ("for tool_call in tool_calls:", "for tool_call in tool_calls[:1]:")),
+        ("test_chat_loop_parallel",),
+    ),
+    WrongAnswer(
+        CHAT,
+        "answers the calls of a turn in reverse order",
+        _splice(_CHAT_OK, ("for tool_call in tool_calls:", "for tool_call in reversed(tool_calls):")),
+        ("test_chat_loop_parallel",),
+    ),
+    WrongAnswer(
+        CHAT,
+        "rebuilds the assistant turn from role, content and tool_calls, dropping refusal and annotations",
+        _splice(
+            _CHAT_OK,
+            (
+                "        history.append(turn)\n",
+                '        history.append({"role": "assistant", "content": turn.get("content"),\n'
+                '                        **({"tool_calls": turn["tool_calls"]} if turn.get("tool_calls") else {})})\n',
+            ),
+        ),
+        ("test_chat_loop_replay", "test_chat_loop_one_call"),
+    ),
+    WrongAnswer(
+        CHAT,
+        "sends a forced tool_choice with every request, ignoring sticky",
+        _splice(
+            _CHAT_OK, ("if tool_choice is not None and (sticky or step == 1):", "if tool_choice is not None:")
+        ),
+        ("test_chat_loop_tool_choice",),
+    ),
+    WrongAnswer(
+        CHAT,
+        "sends tool_choice: null after the first request instead of leaving the key out",
+        _splice(
+            _CHAT_OK,
+            (
+                "        if tool_choice is not None and (sticky or step == 1):\n"
+                '            request["tool_choice"] = tool_choice\n',
+                '        request["tool_choice"] = tool_choice if (sticky or step == 1) else None\n',
+            ),
+        ),
+        ("test_chat_loop_tool_choice", "test_chat_loop_one_call"),
+    ),
+    WrongAnswer(
+        CHAT,
+        "off by one: gives up one request early (max_steps - 1 requests)",
+        _splice(_CHAT_OK, ("while step < max_steps:", "while step < max_steps - 1:")),
+        ("test_chat_loop_max_steps",),
+    ),
+    WrongAnswer(
+        CHAT,
+        "off by one: sends max_steps + 1 requests before giving up",
+        _splice(_CHAT_OK, ("while step < max_steps:", "while step <= max_steps:")),
+        ("test_chat_loop_max_steps",),
+    ),
+    WrongAnswer(
+        CHAT,
+        "dispatches against every tool in the toolbox instead of the names offered in this request",
+        _splice(
+            _CHAT_OK,
+            ('function["arguments"], names, confirm)', 'function["arguments"], toolbox.names, confirm)'),
+        ),
+        ("test_chat_loop_one_call",),
+    ),
+    WrongAnswer(
+        CHAT,
+        "never passes confirm on, so a confirmed destructive tool is still refused",
+        _splice(_CHAT_OK, ('function["arguments"], names, confirm)', 'function["arguments"], names)')),
+        ("test_chat_loop_one_call",),
+    ),
+    WrongAnswer(
+        CHAT,
+        "returns the content as it is, None when the final message has no text",
+        _splice(_CHAT_OK, ('return ("" if content is None else content), trace', "return content, trace")),
+        ("test_chat_loop_zero_calls",),
+    ),
+    # ---- Part B: responses_tool_loop -------------------------------------------------------------------
+    WrongAnswer(
+        RESPONSES,
+        "imports the library's responses_tool_loop instead of writing one",
+        "from course_lib.loops import responses_tool_loop\n",
+        ALL_RESPONSES_TESTS,
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "replays only the function_call items, dropping the reasoning item of a reasoning model",
+        _splice(
+            _RESPONSES_OK,
+            ("        for item in output:\n            history.append(item)\n", ""),
+            (
+                "        for function_call in function_calls:\n",
+                "        history.extend(function_calls)\n        for function_call in function_calls:\n",
+            ),
+        ),
+        ("test_responses_loop_reasoning",),
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "answers with the item's id instead of its call_id",
+        _splice(_RESPONSES_OK, ('"call_id": function_call["call_id"]', '"call_id": function_call["id"]')),
+        ("test_responses_loop_one_call", "test_responses_loop_parallel", "test_responses_loop_reasoning"),
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "answers only the first function call of a turn",
+        _splice(
+            _RESPONSES_OK,
+            ("for function_call in function_calls:", "for function_call in function_calls[:1]:"),
+        ),
+        ("test_responses_loop_parallel",),
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "reads the text at output[0].content[0].text instead of joining every output_text part",
+        _splice(
+            _RESPONSES_OK,
+            (
+                '            text = ""\n'
+                "            for item in output:\n"
+                '                if item["type"] == "message":\n'
+                '                    for part in item["content"]:\n'
+                '                        if part["type"] == "output_text":\n'
+                '                            text += part["text"]\n',
+                '            text = output[0]["content"][0]["text"]\n',
+            ),
+        ),
+        ("test_responses_loop_zero_calls",),
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "sends a forced tool_choice with every request, ignoring sticky",
+        _splice(
+            _RESPONSES_OK,
+            ("if tool_choice is not None and (sticky or step == 1):", "if tool_choice is not None:"),
+        ),
+        ("test_responses_loop_controls",),
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "off by one: sends max_steps + 1 requests before giving up",
+        _splice(_RESPONSES_OK, ("while step < max_steps:", "while step <= max_steps:")),
+        ("test_responses_loop_controls",),
+    ),
+    # ---- Part C: count the requests --------------------------------------------------------------------
+    WrongAnswer(
+        COUNT,
+        "parallel calls always mean 2 requests: forgets the send_email turn",
+        _splice(_COUNT_OK, ("requests_parallel = 3", "requests_parallel = 2")),
+        ("test_count_requests_parallel",),
+    ),
+    WrongAnswer(
+        COUNT,
+        "one request per call, forgetting the request that gets the final answer",
+        _splice(_COUNT_OK, ("requests_one_per_turn = 6", "requests_one_per_turn = 5")),
+        ("test_count_requests_one_per_turn",),
+    ),
+    WrongAnswer(
+        COUNT,
+        "counts only the four weather results, not the email's",
+        _splice(
+            _COUNT_OK,
+            ("tool_messages_parallel = 5", "tool_messages_parallel = 4"),
+            ("tool_messages_one_per_turn = 5", "tool_messages_one_per_turn = 4"),
+        ),
+        ("test_count_tool_messages",),
+    ),
+    WrongAnswer(
+        COUNT,
+        "adds up the tool messages of every request, counting each resent result again",
+        _splice(
+            _COUNT_OK,
+            ("tool_messages_parallel = 5", "tool_messages_parallel = 9"),
+            ("tool_messages_one_per_turn = 5", "tool_messages_one_per_turn = 15"),
+        ),
+        ("test_count_tool_messages",),
+    ),
+    WrongAnswer(
+        COUNT,
+        "answers with strings instead of whole numbers",
+        _splice(
+            _COUNT_OK,
+            ("requests_parallel = 3", 'requests_parallel = "3"'),
+            ("requests_one_per_turn = 6", 'requests_one_per_turn = "6"'),
+        ),
+        ("test_count_requests_parallel", "test_count_requests_one_per_turn"),
+    ),
+]

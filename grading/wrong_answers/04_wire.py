@@ -1,0 +1,331 @@
+"""Plausible wrong answers to notebook 04 and the tests that catch them.
+
+Most are a correct answer with one mistake spliced in, so each one fails for exactly the reason in its `why`.
+"""
+
+from __future__ import annotations
+
+from grading.wrong_answers import WrongAnswer
+
+SPECS = "tool_specs"
+STRICT = "is_strict_compatible"
+SECOND = "second_request_messages"
+ALL_SPECS_TESTS = (
+    "test_tool_specs_chat",
+    "test_tool_specs_responses",
+    "test_tool_specs_strict",
+    "test_tool_specs_key_order",
+    "test_tool_specs_copies",
+    "test_tool_specs_unknown_api",
+    "test_tool_specs_unknown_name",
+)
+
+_SPECS_OK = '''
+def tool_specs(toolbox, names, api):
+    """A correct answer, written differently from the notebook's."""
+    if api != "chat" and api != "responses":
+        raise ValueError("unknown api: " + repr(api))
+    out = []
+    for name in names:
+        if name not in toolbox:
+            raise ValueError("unknown tool: " + repr(name))
+        tool = toolbox[name]
+        function = {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": copy.deepcopy(tool.parameters),
+            "strict": True,
+        }
+        if api == "chat":
+            out.append({"type": "function", "function": function})
+        else:
+            out.append({"type": "function", **function})
+    return out
+'''
+
+_STRICT_OK = '''
+def is_strict_compatible(schema):
+    """A correct answer, to splice mistakes into."""
+    found = []
+
+    def visit(node, path):
+        kind = node.get("type")
+        is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
+        if is_object:
+            if node.get("additionalProperties") is not False:
+                found.append(path + ": additionalProperties must be false")
+            for name in node.get("properties", {}):
+                if name not in node.get("required", []):
+                    found.append(path + ": " + repr(name) + " is not required")
+        for name, child in node.get("properties", {}).items():
+            visit(child, path + "." + name)
+        if isinstance(node.get("items"), dict):
+            visit(node["items"], path + "[]")
+
+    visit(schema, "$")
+    return found
+'''
+
+_SECOND_OK = '''
+def second_request_messages(user_text, first_reply, results):
+    """A correct answer, to splice mistakes into."""
+    assistant = first_reply["choices"][0]["message"]
+    messages = [{"role": "user", "content": user_text}]
+    messages.append(assistant)
+    for call in assistant["tool_calls"]:
+        messages.append({"role": "tool", "tool_call_id": call["id"], "content": results[call["id"]]})
+    return messages
+'''
+
+_CHAT_APPEND = 'out.append({"type": "function", "function": function})'
+_RESPONSES_APPEND = 'out.append({"type": "function", **function})'
+_TOOL_MESSAGE = '{"role": "tool", "tool_call_id": call["id"], "content": results[call["id"]]}'
+_API_CHECK = (
+    '    if api != "chat" and api != "responses":\n        raise ValueError("unknown api: " + repr(api))\n'
+)
+_NAME_CHECK = '        if name not in toolbox:\n            raise ValueError("unknown tool: " + repr(name))\n'
+
+
+def _splice(base: str, *edits: tuple[str, str]) -> str:
+    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
+    for old, new in edits:
+        assert old in base, f"wrong-answer template lost {old!r}"
+        base = base.replace(old, new)
+    return base.strip() + "\n"
+
+
+WRONG_ANSWERS = [
+    # ---- Part A: tool_specs ------------------------------------------------------------------------------
+    WrongAnswer(
+        SPECS,
+        "imports the library's tool_specs instead of writing one",
+        "from course_lib.tools import tool_specs\n",
+        ALL_SPECS_TESTS,
+    ),
+    WrongAnswer(
+        SPECS,
+        "wraps the library's tool_specs in a function of its own",
+        "import course_lib.tools as lib\n\n\n"
+        "def tool_specs(toolbox, names, api):\n    return lib.tool_specs(toolbox, names, api)\n",
+        ALL_SPECS_TESTS,
+    ),
+    WrongAnswer(
+        SPECS,
+        "nests Responses entries under 'function' like chat ones",
+        _splice(_SPECS_OK, (_RESPONSES_APPEND, 'out.append({"type": "function", "function": function})')),
+        ("test_tool_specs_responses",),
+    ),
+    WrongAnswer(
+        SPECS,
+        "writes chat entries flat like Responses ones",
+        _splice(_SPECS_OK, (_CHAT_APPEND, 'out.append({"type": "function", **function})')),
+        ("test_tool_specs_chat",),
+    ),
+    WrongAnswer(
+        SPECS,
+        "leaves strict out, so the schema is only followed on a best-effort basis",
+        _splice(_SPECS_OK, ('            "strict": True,\n', "")),
+        ("test_tool_specs_strict",),
+    ),
+    WrongAnswer(
+        SPECS,
+        'writes strict as the string "true" instead of the boolean',
+        _splice(_SPECS_OK, ('"strict": True,', '"strict": "true",')),
+        ("test_tool_specs_strict",),
+    ),
+    WrongAnswer(
+        SPECS,
+        "hands out the toolbox's own parameters dict: editing a request edits the tool",
+        _splice(
+            _SPECS_OK, ('"parameters": copy.deepcopy(tool.parameters),', '"parameters": tool.parameters,')
+        ),
+        ("test_tool_specs_copies",),
+    ),
+    WrongAnswer(
+        SPECS,
+        "a shallow copy of parameters: the nested properties, enum and required stay shared",
+        _splice(
+            _SPECS_OK,
+            ('"parameters": copy.deepcopy(tool.parameters),', '"parameters": dict(tool.parameters),'),
+        ),
+        ("test_tool_specs_copies",),
+    ),
+    WrongAnswer(
+        SPECS,
+        "an unknown api silently gets the chat shape",
+        _splice(
+            _SPECS_OK,
+            (_API_CHECK, ""),
+            ('if api == "chat":', 'if api != "responses":'),
+        ),
+        ("test_tool_specs_unknown_api",),
+    ),
+    WrongAnswer(
+        SPECS,
+        "checks the api only inside the loop, so an unknown api with no names returns []",
+        _splice(
+            _SPECS_OK,
+            (_API_CHECK, ""),
+            (
+                "        tool = toolbox[name]\n",
+                '        tool = toolbox[name]\n        if api not in ("chat", "responses"):\n'
+                '            raise ValueError("unknown api")\n',
+            ),
+        ),
+        ("test_tool_specs_unknown_api",),
+    ),
+    WrongAnswer(
+        SPECS,
+        "lets the toolbox's KeyError escape for an unknown name",
+        _splice(_SPECS_OK, (_NAME_CHECK, "")),
+        ("test_tool_specs_unknown_name",),
+    ),
+    WrongAnswer(
+        SPECS,
+        "puts type last: equal as a dict, different bytes on the wire",
+        _splice(
+            _SPECS_OK,
+            (_CHAT_APPEND, 'out.append({"function": function, "type": "function"})'),
+            (_RESPONSES_APPEND, 'out.append({**function, "type": "function"})'),
+        ),
+        ("test_tool_specs_key_order",),
+    ),
+    # ---- Part B: is_strict_compatible ------------------------------------------------------------------
+    WrongAnswer(
+        STRICT,
+        "checks only the root schema, never the nested objects",
+        _splice(
+            _STRICT_OK,
+            ('            visit(child, path + "." + name)\n', "            pass\n"),
+            ('            visit(node["items"], path + "[]")\n', "            pass\n"),
+        ),
+        ("test_is_strict_compatible_additional", "test_is_strict_compatible_required"),
+    ),
+    WrongAnswer(
+        STRICT,
+        "follows properties but not array items",
+        _splice(_STRICT_OK, ('            visit(node["items"], path + "[]")\n', "            pass\n")),
+        ("test_is_strict_compatible_additional", "test_is_strict_compatible_required"),
+    ),
+    WrongAnswer(
+        STRICT,
+        "only flags additionalProperties when it is missing or true, not when it is a schema",
+        _splice(
+            _STRICT_OK,
+            (
+                'if node.get("additionalProperties") is not False:',
+                'if node.get("additionalProperties", True) is True:',
+            ),
+        ),
+        ("test_is_strict_compatible_additional",),
+    ),
+    WrongAnswer(
+        STRICT,
+        'recognises only type "object", not a type list such as ["object", "null"]',
+        _splice(
+            _STRICT_OK,
+            (
+                'is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)',
+                'is_object = kind == "object"',
+            ),
+        ),
+        ("test_is_strict_compatible_additional",),
+    ),
+    WrongAnswer(
+        STRICT,
+        "reports one problem per object for required instead of one per missing property",
+        _splice(
+            _STRICT_OK,
+            (
+                '            for name in node.get("properties", {}):\n'
+                '                if name not in node.get("required", []):\n'
+                '                    found.append(path + ": " + repr(name) + " is not required")\n',
+                '            if set(node.get("properties", {})) - set(node.get("required", [])):\n'
+                '                found.append(path + ": some properties are not required")\n',
+            ),
+        ),
+        ("test_is_strict_compatible_required",),
+    ),
+    # ---- Part C: second_request_messages -----------------------------------------------------------------
+    WrongAnswer(
+        SECOND,
+        "the find-the-bug mistake: the assistant turn is missing",
+        _splice(_SECOND_OK, ("    messages.append(assistant)\n", "")),
+        ("test_second_request_single", "test_second_request_parallel", "test_second_request_assistant_turn"),
+    ),
+    WrongAnswer(
+        SECOND,
+        "answers only the first of several tool calls",
+        _splice(
+            _SECOND_OK, ('for call in assistant["tool_calls"]:', 'for call in assistant["tool_calls"][:1]:')
+        ),
+        ("test_second_request_parallel",),
+    ),
+    WrongAnswer(
+        SECOND,
+        "uses the Responses key call_id instead of tool_call_id",
+        _splice(
+            _SECOND_OK,
+            (_TOOL_MESSAGE, '{"role": "tool", "call_id": call["id"], "content": results[call["id"]]}'),
+        ),
+        ("test_second_request_single", "test_second_request_parallel"),
+    ),
+    WrongAnswer(
+        SECOND,
+        "follows the order of the results dict instead of the order of tool_calls",
+        _splice(
+            _SECOND_OK,
+            (
+                '    for call in assistant["tool_calls"]:\n        messages.append(' + _TOOL_MESSAGE + ")\n",
+                "    for call_id, result in results.items():\n"
+                '        messages.append({"role": "tool", "tool_call_id": call_id, "content": result})\n',
+            ),
+        ),
+        ("test_second_request_parallel",),
+    ),
+    WrongAnswer(
+        SECOND,
+        "sends the decoded result object as content instead of the string",
+        _splice(
+            _SECOND_OK, ('"content": results[call["id"]]}', '"content": json.loads(results[call["id"]])}')
+        ),
+        ("test_second_request_single", "test_second_request_parallel"),
+    ),
+    WrongAnswer(
+        SECOND,
+        'the deprecated shape: role "function" with a name instead of role "tool" with the id',
+        _splice(
+            _SECOND_OK,
+            (
+                _TOOL_MESSAGE,
+                '{"role": "function", "name": call["function"]["name"], "content": results[call["id"]]}',
+            ),
+        ),
+        ("test_second_request_single", "test_second_request_parallel"),
+    ),
+    WrongAnswer(
+        SECOND,
+        "rebuilds the assistant turn from role and tool_calls, dropping content, refusal and annotations",
+        _splice(
+            _SECOND_OK,
+            (
+                "    messages.append(assistant)\n",
+                '    messages.append({"role": "assistant", "tool_calls": assistant["tool_calls"]})\n',
+            ),
+        ),
+        ("test_second_request_single", "test_second_request_assistant_turn"),
+    ),
+    WrongAnswer(
+        SECOND,
+        "replaces the assistant's null content with an empty string, editing first_reply in place",
+        _splice(
+            _SECOND_OK,
+            (
+                "    messages.append(assistant)\n",
+                '    if assistant["content"] is None:\n        assistant["content"] = ""\n'
+                "    messages.append(assistant)\n",
+            ),
+        ),
+        ("test_second_request_single", "test_second_request_assistant_turn"),
+    ),
+]

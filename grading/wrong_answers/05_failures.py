@@ -1,0 +1,455 @@
+"""Plausible wrong answers to notebook 05 and the tests that catch them.
+
+Most are a correct answer with one mistake spliced in, so each one fails for exactly the reason in its `why`.
+"""
+
+from __future__ import annotations
+
+from grading.wrong_answers import WrongAnswer
+
+CHECK = "check_args"
+TIGHTEN = "tighten_average"
+RUN = "run_tool_call"
+ALL_CHECK_TESTS = (
+    "test_check_args_types",
+    "test_check_args_enum",
+    "test_check_args_objects",
+    "test_check_args_arrays",
+)
+ALL_RUN_TESTS = (
+    "test_run_tool_call_results",
+    "test_run_tool_call_offered",
+    "test_run_tool_call_arguments",
+    "test_run_tool_call_destructive",
+    "test_run_tool_call_unexpected",
+)
+
+_CHECK_OK = '''
+def check_args(value, schema, path="$"):
+    """A correct answer, written differently from the notebook's."""
+    python_types = {"string": str, "boolean": bool, "object": dict, "array": list}
+
+    def matches(v, name):
+        if name == "null":
+            return v is None
+        if name == "integer":
+            return type(v) is int or (type(v) is float and v.is_integer())
+        if name == "number":
+            return type(v) in (int, float)
+        return isinstance(v, python_types[name])
+
+    def equal(a, b):
+        if type(a) is bool or type(b) is bool:
+            return type(a) is type(b) and a == b
+        if type(a) is list or type(b) is list:
+            return type(a) is type(b) and len(a) == len(b) and all(map(equal, a, b))
+        if type(a) is dict or type(b) is dict:
+            return type(a) is type(b) and set(a) == set(b) and all(equal(a[k], b[k]) for k in a)
+        return a == b
+
+    expected = schema.get("type")
+    if expected is not None:
+        options = expected if type(expected) is list else [expected]
+        if not any(matches(value, option) for option in options):
+            return [f"{path}: expected {expected}, got {type(value).__name__}"]
+    out = []
+    if "enum" in schema:
+        if not any(equal(value, option) for option in schema["enum"]):
+            out.append(f"{path}: {value!r} is not one of {schema['enum']}")
+    if type(value) is dict:
+        out += [f"{path}.{k}: missing required argument" for k in schema.get("required", []) if k not in value]
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        for k, v in value.items():
+            if k in props:
+                out += check_args(v, props[k], f"{path}.{k}")
+            elif extra is False:
+                out.append(f"{path}.{k}: unexpected argument")
+            elif type(extra) is dict:
+                out += check_args(v, extra, f"{path}.{k}")
+    if type(value) is list:
+        if len(value) < schema.get("minItems", 0):
+            out.append(f"{path}: needs at least {schema['minItems']} item(s)")
+        for i, v in enumerate(value):
+            if "items" in schema:
+                out += check_args(v, schema["items"], f"{path}[{i}]")
+    return out
+'''
+
+_RUN_OK = '''
+def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):
+    """A correct answer, to splice mistakes into."""
+    def reply(**fields):
+        return json.dumps(fields)
+
+    names = [n for n in offered if isinstance(n, str)]
+    if not isinstance(name, str) or name not in names or name not in toolbox:
+        return reply(error=f"unknown tool {name!r}", available_tools=sorted(n for n in names if n in toolbox))
+    if not isinstance(raw_arguments, str):
+        return reply(error=f"arguments must be a string of JSON, got {type(raw_arguments).__name__}")
+    try:
+        arguments = json.loads(raw_arguments)
+    except RecursionError:
+        return reply(error="arguments are nested too deeply")
+    except ValueError as error:
+        return reply(error=f"arguments are not valid JSON: {error}")
+    if not isinstance(arguments, dict):
+        return reply(error="arguments must be a JSON object")
+    tool = toolbox[name]
+    problems = check_args(arguments, tool.parameters)
+    if problems:
+        return reply(error="invalid arguments", problems=problems)
+    if tool.destructive:
+        approved = False
+        if confirm is not None:
+            try:
+                approved = confirm(name, copy.deepcopy(arguments)) is True
+            except Exception as error:
+                toolbox.server_log.append(f"{name}: confirm failed: {type(error).__name__}: {error}")
+        if not approved:
+            return reply(error="a human did not confirm this action; it was NOT performed")
+    try:
+        return reply(result=tool.fn(**arguments))
+    except ToolError as error:
+        return reply(error=str(error))
+    except Exception as error:
+        toolbox.server_log.append(f"{name}: {type(error).__name__}: {error}")
+        return reply(error=f"tool {name!r} failed with {type(error).__name__}")
+'''
+
+_CONFIRM_BLOCK = """    if tool.destructive:
+        approved = False
+        if confirm is not None:
+            try:
+                approved = confirm(name, copy.deepcopy(arguments)) is True
+            except Exception as error:
+                toolbox.server_log.append(f"{name}: confirm failed: {type(error).__name__}: {error}")
+        if not approved:
+            return reply(error="a human did not confirm this action; it was NOT performed")
+"""
+_SCHEMA_BLOCK = """    problems = check_args(arguments, tool.parameters)
+    if problems:
+        return reply(error="invalid arguments", problems=problems)
+"""
+
+
+def _splice(base: str, *edits: tuple[str, str]) -> str:
+    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
+    for old, new in edits:
+        assert old in base, f"wrong-answer template lost {old!r}"
+        base = base.replace(old, new)
+    return base.strip() + "\n"
+
+
+WRONG_ANSWERS = [
+    # ---- Part A: check_args ----------------------------------------------------------------------------
+    WrongAnswer(
+        CHECK,
+        "isinstance(v, int) for integer and number: True passes as 1",
+        _splice(
+            _CHECK_OK,
+            ("return type(v) is int or (", "return isinstance(v, int) or ("),
+            ("return type(v) in (int, float)", "return isinstance(v, (int, float))"),
+        ),
+        ("test_check_args_types",),
+    ),
+    WrongAnswer(
+        CHECK,
+        "integer means type int only: 3.0, which JSON Schema counts as an integer, is refused",
+        _splice(
+            _CHECK_OK,
+            ("return type(v) is int or (type(v) is float and v.is_integer())", "return type(v) is int"),
+        ),
+        ("test_check_args_types",),
+    ),
+    WrongAnswer(
+        CHECK,
+        "a wrong type does not stop the checks: the enum and keys of a mistyped value are reported too",
+        _splice(
+            _CHECK_OK,
+            (
+                '            return [f"{path}: expected {expected}, got {type(value).__name__}"]\n    out = []\n',
+                '            out = [f"{path}: expected {expected}, got {type(value).__name__}"]\n'
+                "        else:\n            out = []\n    else:\n        out = []\n",
+            ),
+        ),
+        ("test_check_args_types",),
+    ),
+    WrongAnswer(
+        CHECK,
+        "enum compared with `in` (==): True matches 1 and 0 matches False",
+        _splice(
+            _CHECK_OK,
+            (
+                'if not any(equal(value, option) for option in schema["enum"]):',
+                'if value not in schema["enum"]:',
+            ),
+        ),
+        ("test_check_args_enum",),
+    ),
+    WrongAnswer(
+        CHECK,
+        "enum compared with exact types: 1.0 no longer equals 1",
+        _splice(
+            _CHECK_OK,
+            (
+                'if not any(equal(value, option) for option in schema["enum"]):',
+                'if not any(type(value) is type(o) and value == o for o in schema["enum"]):',
+            ),
+        ),
+        ("test_check_args_enum",),
+    ),
+    WrongAnswer(
+        CHECK,
+        "ignores additionalProperties: an invented argument passes the check",
+        _splice(
+            _CHECK_OK,
+            (
+                '            elif extra is False:\n                out.append(f"{path}.{k}: unexpected argument")\n',
+                "",
+            ),
+        ),
+        ("test_check_args_objects",),
+    ),
+    WrongAnswer(
+        CHECK,
+        "reports missing required arguments after the per-key problems instead of first",
+        _splice(
+            _CHECK_OK,
+            (
+                '        out += [f"{path}.{k}: missing required argument" for k in schema.get("required", []) '
+                "if k not in value]\n",
+                "",
+            ),
+            (
+                "    if type(value) is list:\n",
+                '    if type(value) is dict:\n        out += [f"{path}.{k}: missing required argument" '
+                'for k in schema.get("required", []) if k not in value]\n    if type(value) is list:\n',
+            ),
+        ),
+        ("test_check_args_objects",),
+    ),
+    WrongAnswer(
+        CHECK,
+        "ignores minItems, so the empty list still reaches the division",
+        _splice(
+            _CHECK_OK,
+            (
+                '        if len(value) < schema.get("minItems", 0):\n'
+                "            out.append(f\"{path}: needs at least {schema['minItems']} item(s)\")\n",
+                "",
+            ),
+        ),
+        ("test_check_args_arrays",),
+    ),
+    WrongAnswer(
+        CHECK,
+        "writes an item's path as $.numbers.1 instead of $.numbers[1]",
+        _splice(_CHECK_OK, ('f"{path}[{i}]"', 'f"{path}.{i}"')),
+        ("test_check_args_arrays",),
+    ),
+    WrongAnswer(
+        CHECK,
+        "imports the library's check_args instead of writing one",
+        "from course_lib.tools import check_args\n",
+        ALL_CHECK_TESTS,
+    ),
+    WrongAnswer(
+        CHECK,
+        "calls library_check_args, the reference checker Part B may use but Part A may not",
+        'def check_args(value, schema, path="$"):\n    return library_check_args(value, schema, path)\n',
+        ALL_CHECK_TESTS,
+    ),
+    WrongAnswer(
+        CHECK,
+        "hides the reference behind a helper function of its own",
+        "def _inner(value, schema, path):\n    return tools_lib.check_args(value, schema, path)\n\n\n"
+        'def check_args(value, schema, path="$"):\n    return _inner(value, schema, path)\n',
+        ALL_CHECK_TESTS,
+    ),
+    # ---- Part A: tighten_average ---------------------------------------------------------------------------
+    WrongAnswer(
+        TIGHTEN,
+        "puts minItems on the arguments object instead of on the numbers array",
+        'def tighten_average(toolbox):\n    toolbox["average"].parameters["minItems"] = 1\n',
+        ("test_tighten_average",),
+    ),
+    WrongAnswer(
+        TIGHTEN,
+        "edits the spec tool_specs returns: a copy, so the checked schema never changes",
+        "def tighten_average(toolbox):\n"
+        '    spec = tools_lib.tool_specs(toolbox, ["average"], "chat")[0]\n'
+        '    spec["function"]["parameters"]["properties"]["numbers"]["minItems"] = 1\n',
+        ("test_tighten_average",),
+    ),
+    WrongAnswer(
+        TIGHTEN,
+        "replaces the numbers schema wholesale and loses its items rule",
+        "def tighten_average(toolbox):\n"
+        '    toolbox["average"].parameters["properties"]["numbers"] = {"type": "array", "minItems": 1}\n',
+        ("test_tighten_average",),
+    ),
+    # ---- Part B: run_tool_call -----------------------------------------------------------------------------
+    WrongAnswer(
+        RUN,
+        "checks only that the tool is registered, so a tool the request did not offer runs",
+        _splice(_RUN_OK, ("or name not in names or name not in toolbox", "or name not in toolbox")),
+        ("test_run_tool_call_offered",),
+    ),
+    WrongAnswer(
+        RUN,
+        "lists every registered tool in available_tools, revealing what the request did not offer",
+        _splice(
+            _RUN_OK,
+            ("available_tools=sorted(n for n in names if n in toolbox)", "available_tools=toolbox.names"),
+        ),
+        ("test_run_tool_call_offered",),
+    ),
+    WrongAnswer(
+        RUN,
+        "no check that the name is a str: an unhashable name raises TypeError",
+        _splice(
+            _RUN_OK,
+            (
+                "    names = [n for n in offered if isinstance(n, str)]\n"
+                "    if not isinstance(name, str) or name not in names or name not in toolbox:\n",
+                "    names = list(offered)\n    if name not in set(names) or name not in toolbox:\n",
+            ),
+        ),
+        ("test_run_tool_call_offered",),
+    ),
+    WrongAnswer(
+        RUN,
+        "catches only json.JSONDecodeError: deep nesting raises RecursionError out of the dispatcher",
+        _splice(
+            _RUN_OK,
+            (
+                '    except RecursionError:\n        return reply(error="arguments are nested too deeply")\n'
+                "    except ValueError as error:\n",
+                "    except json.JSONDecodeError as error:\n",
+            ),
+        ),
+        ("test_run_tool_call_arguments",),
+    ),
+    WrongAnswer(
+        RUN,
+        "no check that the arguments are a str: bytes parse and a dict raises TypeError",
+        _splice(
+            _RUN_OK,
+            (
+                "    if not isinstance(raw_arguments, str):\n"
+                '        return reply(error=f"arguments must be a string of JSON, '
+                'got {type(raw_arguments).__name__}")\n',
+                "",
+            ),
+        ),
+        ("test_run_tool_call_arguments",),
+    ),
+    WrongAnswer(
+        RUN,
+        "passes a JSON array or number on as the arguments (no check for an object)",
+        _splice(
+            _RUN_OK,
+            (
+                "    if not isinstance(arguments, dict):\n"
+                '        return reply(error="arguments must be a JSON object")\n',
+                "",
+            ),
+        ),
+        ("test_run_tool_call_arguments",),
+    ),
+    WrongAnswer(
+        RUN,
+        "asks the human before validating the arguments",
+        _splice(_RUN_OK, (_SCHEMA_BLOCK + _CONFIRM_BLOCK, _CONFIRM_BLOCK + _SCHEMA_BLOCK)),
+        ("test_run_tool_call_destructive",),
+    ),
+    WrongAnswer(
+        RUN,
+        "skips the schema for a destructive tool once a human has confirmed it",
+        _splice(
+            _RUN_OK,
+            (
+                _SCHEMA_BLOCK,
+                _SCHEMA_BLOCK.replace("    if problems:", "    if problems and not tool.destructive:"),
+            ),
+        ),
+        ("test_run_tool_call_destructive",),
+    ),
+    WrongAnswer(
+        RUN,
+        "takes any truthy answer from confirm as a yes",
+        _splice(_RUN_OK, ("copy.deepcopy(arguments)) is True", "copy.deepcopy(arguments))")),
+        ("test_run_tool_call_destructive",),
+    ),
+    WrongAnswer(
+        RUN,
+        "hands confirm the live arguments, so the dialog can change what runs",
+        _splice(_RUN_OK, ("confirm(name, copy.deepcopy(arguments))", "confirm(name, arguments)")),
+        ("test_run_tool_call_destructive",),
+    ),
+    WrongAnswer(
+        RUN,
+        "sends the exception's message to the model",
+        _splice(
+            _RUN_OK,
+            (
+                'return reply(error=f"tool {name!r} failed with {type(error).__name__}")',
+                'return reply(error=f"tool {name!r} failed with {type(error).__name__}: {error}")',
+            ),
+        ),
+        ("test_run_tool_call_unexpected",),
+    ),
+    WrongAnswer(
+        RUN,
+        "encodes the result outside the try: a result JSON cannot hold raises TypeError",
+        _splice(
+            _RUN_OK,
+            (
+                "        return reply(result=tool.fn(**arguments))\n",
+                "        result = tool.fn(**arguments)\n",
+            ),
+            (
+                'return reply(error=f"tool {name!r} failed with {type(error).__name__}")',
+                'return reply(error=f"tool {name!r} failed with {type(error).__name__}")\n'
+                "    return reply(result=result)",
+            ),
+        ),
+        ("test_run_tool_call_unexpected",),
+    ),
+    WrongAnswer(
+        RUN,
+        "catches only ToolError: any other exception escapes the dispatcher",
+        _splice(
+            _RUN_OK,
+            (
+                "    except Exception as error:\n"
+                '        toolbox.server_log.append(f"{name}: {type(error).__name__}: {error}")\n'
+                '        return reply(error=f"tool {name!r} failed with {type(error).__name__}")\n',
+                "",
+            ),
+        ),
+        ("test_run_tool_call_unexpected",),
+    ),
+    WrongAnswer(
+        RUN,
+        "imports the library's run_tool_call instead of writing one",
+        "from course_lib.tools import run_tool_call\n",
+        ALL_RUN_TESTS,
+    ),
+    WrongAnswer(
+        RUN,
+        "wraps the library's run_tool_call in a function of its own",
+        "def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):\n"
+        "    return tools_lib.run_tool_call(toolbox, name, raw_arguments, offered, confirm)\n",
+        ALL_RUN_TESTS,
+    ),
+    WrongAnswer(
+        RUN,
+        "hides the library's run_tool_call behind a helper",
+        "def _dispatch(*args, **kwargs):\n    return tools_lib.run_tool_call(*args, **kwargs)\n\n\n"
+        "def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):\n"
+        "    return _dispatch(toolbox, name, raw_arguments, offered, confirm=confirm)\n",
+        ALL_RUN_TESTS,
+    ),
+]

@@ -1,0 +1,317 @@
+"""Plausible wrong answers to notebook 06 and the tests that catch them.
+
+Most are a correct answer with one mistake spliced in, so each one fails for exactly the reason in its `why`.
+"""
+
+from __future__ import annotations
+
+from grading.wrong_answers import WrongAnswer
+
+SAFE = "safe_arithmetic"
+POLICY = "policy"
+ALL_SAFE_TESTS = (
+    "test_safe_arithmetic_allowed",
+    "test_safe_arithmetic_operators",
+    "test_safe_arithmetic_no_code",
+    "test_safe_arithmetic_never_eval",
+    "test_safe_arithmetic_numbers_only",
+    "test_safe_arithmetic_limits",
+    "test_safe_arithmetic_division",
+    "test_safe_arithmetic_messages",
+    "test_safe_arithmetic_as_a_tool",
+)
+
+_SAFE_OK = '''
+import ast
+import math
+import operator
+
+OPERATORS = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
+             "UAdd": operator.pos, "USub": operator.neg}
+
+
+def safe_arithmetic(expression):
+    """A correct answer, written differently from the notebook's."""
+    if type(expression) is not str:
+        raise ToolError(f"expression must be a string, got {type(expression).__name__}")
+    if len(expression) > MAX_EXPRESSION_CHARS:
+        raise ToolError("expression too long")
+    try:
+        root = ast.parse(expression, mode="eval").body
+    except (SyntaxError, ValueError):
+        raise ToolError("not an arithmetic expression") from None
+    except (RecursionError, MemoryError):
+        raise ToolError("expression nested too deeply") from None
+
+    def limit(number):
+        if not math.isfinite(number) or abs(number) > MAX_MAGNITUDE:
+            raise ToolError("result too large")
+        return number
+
+    def value(node):
+        kind = type(node).__name__
+        if kind == "Constant":
+            if type(node.value) is int or type(node.value) is float:
+                return limit(node.value)
+            raise ToolError(f"constant not allowed: {type(node.value).__name__}")
+        if kind in ("BinOp", "UnaryOp"):
+            op = type(node.op).__name__
+            if op not in OPERATORS or (kind == "BinOp") != (op not in ("UAdd", "USub")):
+                raise ToolError(f"operator not allowed: {op}")
+            operands = [value(node.left), value(node.right)] if kind == "BinOp" else [value(node.operand)]
+            try:
+                return limit(OPERATORS[op](*operands))
+            except ZeroDivisionError:
+                raise ToolError("division by zero") from None
+            except OverflowError:
+                raise ToolError("result too large") from None
+        raise ToolError(f"not allowed in an expression: {kind}")
+
+    try:
+        return value(root)
+    except RecursionError:
+        raise ToolError("expression nested too deeply") from None
+'''
+
+_RULES = {
+    "search_orders": "auto",
+    "get_my_profile": "auto",
+    "refund_order": "confirm",
+    "send_email": "confirm",
+    "drop_table": "never",
+}
+
+
+def _splice(base: str, *edits: tuple[str, str]) -> str:
+    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
+    for old, new in edits:
+        assert old in base, f"wrong-answer template lost {old!r}"
+        base = base.replace(old, new)
+    return base.strip() + "\n"
+
+
+def _policy(rules: dict[str, str]) -> str:
+    """A solution cell assigning these rules to POLICY."""
+    return "POLICY = {\n" + "".join(f"    {name!r}: {rule!r},\n" for name, rule in rules.items()) + "}\n"
+
+
+WRONG_ANSWERS = [
+    WrongAnswer(
+        SAFE,
+        "imports the library's safe_arithmetic instead of writing one",
+        "from course_lib.arithmetic import safe_arithmetic\n",
+        ALL_SAFE_TESTS,
+    ),
+    WrongAnswer(
+        SAFE,
+        "wraps the library's safe_arithmetic in a function of its own",
+        "import course_lib.arithmetic as lib\n\n\n"
+        "def safe_arithmetic(expression):\n    return lib.safe_arithmetic(expression)\n",
+        ALL_SAFE_TESTS,
+    ),
+    WrongAnswer(
+        SAFE,
+        "eval after a character whitelist: ** gets through, and so does a ZeroDivisionError",
+        "import re\n\n\n"
+        "def safe_arithmetic(expression):\n"
+        "    if type(expression) is not str or len(expression) > MAX_EXPRESSION_CHARS:\n"
+        '        raise ToolError("expression too long")\n'
+        '    if not re.fullmatch(r"[0-9+\\-*/(). ]+", expression):\n'
+        '        raise ToolError("not allowed in an expression")\n'
+        '    return eval(expression, {"__builtins__": {}})\n',
+        (
+            "test_safe_arithmetic_operators",
+            "test_safe_arithmetic_never_eval",
+            "test_safe_arithmetic_division",
+            "test_safe_arithmetic_as_a_tool",
+            "test_safe_arithmetic_allowed",
+            "test_safe_arithmetic_messages",
+        ),
+    ),
+    WrongAnswer(
+        SAFE,
+        "checks every node of the tree against a whitelist, then compiles and evals the checked tree",
+        _splice(
+            _SAFE_OK,
+            (
+                "    try:\n        return value(root)\n",
+                "    value(root)\n"
+                "    try:\n"
+                '        return eval(compile(ast.Expression(root), "<expression>", "eval"), {"__builtins__": {}})\n'
+                "    except ZeroDivisionError:\n"
+                '        raise ToolError("division by zero") from None\n',
+            ),
+        ),
+        ("test_safe_arithmetic_never_eval",),
+    ),
+    WrongAnswer(
+        SAFE,
+        "plain eval, its errors turned into ToolError: the expression still runs, side effects and all",
+        "def safe_arithmetic(expression):\n"
+        "    if type(expression) is not str or len(expression) > MAX_EXPRESSION_CHARS:\n"
+        '        raise ToolError("expression too long")\n'
+        "    try:\n"
+        "        value = eval(expression)\n"
+        "    except ZeroDivisionError:\n"
+        '        raise ToolError("division by zero") from None\n'
+        "    except Exception as error:\n"
+        '        raise ToolError(f"not allowed in an expression: {type(error).__name__}") from None\n'
+        "    if type(value) not in (int, float):\n"
+        '        raise ToolError(f"constant not allowed: {type(value).__name__}")\n'
+        "    return value\n",
+        (
+            "test_safe_arithmetic_never_eval",
+            "test_safe_arithmetic_operators",
+            "test_safe_arithmetic_no_code",
+            "test_safe_arithmetic_numbers_only",
+            "test_safe_arithmetic_limits",
+            "test_safe_arithmetic_messages",
+            "test_safe_arithmetic_as_a_tool",
+        ),
+    ),
+    WrongAnswer(
+        SAFE,
+        "allows ** (Pow) as a fifth operator",
+        _splice(_SAFE_OK, ('"Div": operator.truediv,', '"Div": operator.truediv, "Pow": operator.pow,')),
+        ("test_safe_arithmetic_operators", "test_safe_arithmetic_messages", "test_safe_arithmetic_as_a_tool"),
+    ),
+    WrongAnswer(
+        SAFE,
+        "also allows floor division and modulo, as a 'calculator' would",
+        _splice(
+            _SAFE_OK,
+            (
+                '"Div": operator.truediv,',
+                '"Div": operator.truediv, "FloorDiv": operator.floordiv, "Mod": operator.mod,',
+            ),
+        ),
+        ("test_safe_arithmetic_operators", "test_safe_arithmetic_messages"),
+    ),
+    WrongAnswer(
+        SAFE,
+        "helpfully allows the names pi and e and calls to math functions",
+        _splice(
+            _SAFE_OK,
+            (
+                '        raise ToolError(f"not allowed in an expression: {kind}")\n',
+                '        if kind == "Name" and node.id in ("pi", "e"):\n'
+                "            return getattr(math, node.id)\n"
+                '        if kind == "Call" and type(node.func).__name__ == "Name":\n'
+                "            return getattr(math, node.func.id)(*[value(arg) for arg in node.args])\n"
+                '        raise ToolError(f"not allowed in an expression: {kind}")\n',
+            ),
+        ),
+        ("test_safe_arithmetic_no_code", "test_safe_arithmetic_messages"),
+    ),
+    WrongAnswer(
+        SAFE,
+        "isinstance(value, (int, float)) for constants: True and False count as numbers",
+        _splice(
+            _SAFE_OK,
+            (
+                "if type(node.value) is int or type(node.value) is float:",
+                "if isinstance(node.value, (int, float)):",
+            ),
+        ),
+        (
+            "test_safe_arithmetic_numbers_only",
+            "test_safe_arithmetic_messages",
+            "test_safe_arithmetic_as_a_tool",
+        ),
+    ),
+    WrongAnswer(
+        SAFE,
+        "no length limit: any input is parsed, however long",
+        _splice(
+            _SAFE_OK,
+            (
+                '    if len(expression) > MAX_EXPRESSION_CHARS:\n        raise ToolError("expression too long")\n',
+                "",
+            ),
+        ),
+        ("test_safe_arithmetic_limits", "test_safe_arithmetic_messages", "test_safe_arithmetic_as_a_tool"),
+    ),
+    WrongAnswer(
+        SAFE,
+        "off by one: refuses an expression of exactly 100 characters",
+        _splice(
+            _SAFE_OK,
+            ("if len(expression) > MAX_EXPRESSION_CHARS:", "if len(expression) >= MAX_EXPRESSION_CHARS:"),
+        ),
+        ("test_safe_arithmetic_limits", "test_safe_arithmetic_allowed"),
+    ),
+    WrongAnswer(
+        SAFE,
+        "no magnitude check: 1e999 and 1e200 * 1e200 come back as inf",
+        _splice(_SAFE_OK, ("if not math.isfinite(number) or abs(number) > MAX_MAGNITUDE:", "if False:")),
+        ("test_safe_arithmetic_limits", "test_safe_arithmetic_messages"),
+    ),
+    WrongAnswer(
+        SAFE,
+        "lets ZeroDivisionError escape instead of raising ToolError",
+        _splice(
+            _SAFE_OK,
+            (
+                "            except ZeroDivisionError:\n"
+                '                raise ToolError("division by zero") from None\n',
+                "",
+            ),
+        ),
+        ("test_safe_arithmetic_division", "test_safe_arithmetic_messages"),
+    ),
+    WrongAnswer(
+        SAFE,
+        "does not check the input type: len(42) escapes as a TypeError",
+        _splice(
+            _SAFE_OK,
+            (
+                "    if type(expression) is not str:\n"
+                '        raise ToolError(f"expression must be a string, got {type(expression).__name__}")\n',
+                "",
+            ),
+        ),
+        ("test_safe_arithmetic_limits",),
+    ),
+    WrongAnswer(
+        POLICY,
+        "drop_table merely needs a confirmation",
+        _policy({**_RULES, "drop_table": "confirm"}),
+        ("test_policy_drop_table",),
+    ),
+    WrongAnswer(
+        POLICY,
+        "everything needs a human, the reads too",
+        _policy(dict.fromkeys(_RULES, "confirm")),
+        ("test_policy_reads", "test_policy_drop_table"),
+    ),
+    WrongAnswer(
+        POLICY,
+        "a refund on the customer's own order runs automatically",
+        _policy({**_RULES, "refund_order": "auto"}),
+        ("test_policy_side_effects",),
+    ),
+    WrongAnswer(
+        POLICY,
+        "an email to the customer's own address runs automatically",
+        _policy({**_RULES, "send_email": "auto"}),
+        ("test_policy_side_effects",),
+    ),
+    WrongAnswer(
+        POLICY,
+        "refunds and emails are never offered, so the assistant cannot help",
+        _policy({**_RULES, "refund_order": "never", "send_email": "never"}),
+        ("test_policy_side_effects",),
+    ),
+    WrongAnswer(
+        POLICY,
+        "capitalised values: 'Auto', 'Confirm', 'Never'",
+        _policy({name: rule.capitalize() for name, rule in _RULES.items()}),
+        ("test_policy_shape", "test_policy_reads", "test_policy_side_effects", "test_policy_drop_table"),
+    ),
+    WrongAnswer(
+        POLICY,
+        "names drop_table with a space, 'drop table'",
+        _policy({("drop table" if name == "drop_table" else name): rule for name, rule in _RULES.items()}),
+        ("test_policy_shape", "test_policy_drop_table"),
+    ),
+]
