@@ -64,12 +64,13 @@ def lab(extra: list[str]) -> int:
 
 
 def test(extra: list[str]) -> int:
-    """Lint, type-check and run every test (unit, property, notebooks); non-zero if anything fails."""
+    """Lint, type-check, run the tests (on every core), then nbval over the instructor notebooks."""
     checks = [
         ("ruff", "check", "course_lib", "tests", "grading", "course.py"),
         ("ruff", "format", "--check", "course_lib", "tests", "grading", "course.py"),
         ("mypy",),
-        ("python", "-m", "pytest", *extra),
+        ("python", "-m", "pytest", "-n", "auto", "--dist", "loadgroup", *extra),
+        ("python", "-m", "pytest", "--nbval", "-p", "no:xdist", "grading/source", *extra),
     ]
     failed = [" ".join(check) for check in checks if run(*check) != 0]
     if failed:
