@@ -3,7 +3,9 @@
 The hand-written loops in `loops` show every byte; these show that nothing changes when a client library
 does the HTTP. Point the client at the stand-in and they run offline:
 
-    client = OpenAI(base_url=server.base, api_key="stand-in", max_retries=0)
+    client = OpenAI(base_url=server.base, api_key="stand-in")
+
+(The stand-in marks every error `x-should-retry: false`, so the SDK's automatic retries never re-send.)
 """
 
 from __future__ import annotations

@@ -34,6 +34,10 @@ def read_tools(body: Mapping[str, Any]) -> list[str]:
         )
         function = tool.get("function")
         require(isinstance(function, dict), f"{param}.function must be an object", f"{param}.function")
+        strict = function.get("strict", False)
+        require(
+            type(strict) is bool, f"{param}.function.strict must be a boolean", f"{param}.function.strict"
+        )
         names.append(check_tool_name(function.get("name"), f"{param}.function.name"))
     require(len(set(names)) == len(names), "tools must have unique names", "tools")
     return names
