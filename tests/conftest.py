@@ -13,4 +13,3 @@ from course_lib.standin import StandIn
 def server() -> Iterator[StandIn]:
     with StandIn() as stand_in:
         yield stand_in
-
