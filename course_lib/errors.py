@@ -50,3 +50,7 @@ class WireError(ValueError):
 
 class ScriptError(RuntimeError):
     """The stand-in's scripted model went off script or its step function failed (the script author's mistake)."""
+
+
+class ModelTurnError(RuntimeError):
+    """The model's answer holds no usable turn: cut off, empty, or not in its documented shape (the model's mistake)."""

@@ -209,6 +209,12 @@ def _handler_for(server: StandIn) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet: never print ports or times
             pass
 
+        def handle(self) -> None:
+            try:
+                super().handle()
+            except ConnectionError:  # the client gave up (say, on its own timeout): nobody to answer
+                self.close_connection = True
+
         def _send(self, answer: Answer) -> None:
             data = json.dumps(answer.payload).encode("utf-8")
             self.send_response(answer.status)
