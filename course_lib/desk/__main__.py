@@ -1,0 +1,7 @@
+"""`python -m course_lib.desk`: run the misbehaving-model pack against the reference harness, print the table."""
+
+import sys
+
+from course_lib.pack import main
+
+sys.exit(main())
