@@ -5,7 +5,7 @@ Most are a correct answer with one mistake spliced in, so each one fails for exa
 
 from __future__ import annotations
 
-from grading.wrong_answers import WrongAnswer
+from grading.wrong_answers import WrongAnswer, splice
 
 PARSE = "parse_envelope"
 ADAPTER = "chat_message_to_envelopes"
@@ -94,14 +94,6 @@ _NAME_CHECK = 're.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name)'
 _EXTRA_CHECK = '    if extra:\n        raise EnvelopeError("unexpected: " + ", ".join(extra))\n'
 
 
-def _splice(base: str, *edits: tuple[str, str]) -> str:
-    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
-    for old, new in edits:
-        assert old in base, f"wrong-answer template lost {old!r}"
-        base = base.replace(old, new)
-    return base.strip() + "\n"
-
-
 WRONG_ANSWERS = [
     WrongAnswer(
         PARSE,
@@ -119,7 +111,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         PARSE,
         "returns a shallow copy, dict(raw): nested arguments stay shared with the input",
-        _splice(
+        splice(
             _PARSE_OK,
             ('return {"kind": "final", "text": raw["text"]}', "return dict(raw)"),
             (_CALL_RETURN, 'copy_json(raw["arguments"], 1)\n    return dict(raw)'),
@@ -129,13 +121,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         PARSE,
         "copy.copy for a call: the outer dict is new, everything inside it is an alias",
-        _splice(_PARSE_OK, (_CALL_RETURN, 'copy_json(raw["arguments"], 1)\n    return copy.copy(raw)')),
+        splice(_PARSE_OK, (_CALL_RETURN, 'copy_json(raw["arguments"], 1)\n    return copy.copy(raw)')),
         ("test_parse_envelope_copy",),
     ),
     WrongAnswer(
         PARSE,
         "isinstance checks: accept str subclasses and dict subclasses (OrderedDict) at the boundary",
-        _splice(
+        splice(
             _PARSE_OK,
             ("if type(raw) is not dict:", "if not isinstance(raw, dict):"),
             ("if type(raw[field]) is not str:", "if not isinstance(raw[field], str):"),
@@ -148,7 +140,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         PARSE,
         "converts text, id and name with str() instead of refusing a wrong type",
-        _splice(
+        splice(
             _PARSE_OK,
             (
                 "    for field in allowed[kind][1:3]:\n        if type(raw[field]) is not str:\n"
@@ -162,49 +154,49 @@ WRONG_ANSWERS = [
     WrongAnswer(
         PARSE,
         "strips the name before checking it, and returns the stripped name",
-        _splice(_PARSE_OK, ('name = raw["name"]', 'name = raw["name"].strip()')),
+        splice(_PARSE_OK, ('name = raw["name"]', 'name = raw["name"].strip()')),
         ("test_parse_envelope_name",),
     ),
     WrongAnswer(
         PARSE,
         "lower-cases the name, guessing which tool was meant",
-        _splice(_PARSE_OK, ('name = raw["name"]', 'name = raw["name"].lower()')),
+        splice(_PARSE_OK, ('name = raw["name"]', 'name = raw["name"].lower()')),
         ("test_parse_envelope_name",),
     ),
     WrongAnswer(
         PARSE,
         "re.match with ^...$: the $ lets a trailing newline through",
-        _splice(_PARSE_OK, (_NAME_CHECK, 're.match(r"^[a-zA-Z0-9_-]{1,64}$", name)')),
+        splice(_PARSE_OK, (_NAME_CHECK, 're.match(r"^[a-zA-Z0-9_-]{1,64}$", name)')),
         ("test_parse_envelope_name",),
     ),
     WrongAnswer(
         PARSE,
         r"[\w-] for the name: \w also matches non-ASCII letters and digits",
-        _splice(_PARSE_OK, (_NAME_CHECK, 're.fullmatch(r"[\\w-]{1,64}", name)')),
+        splice(_PARSE_OK, (_NAME_CHECK, 're.fullmatch(r"[\\w-]{1,64}", name)')),
         ("test_parse_envelope_name",),
     ),
     WrongAnswer(
         PARSE,
         "the blank-id check only catches the empty string, not whitespace",
-        _splice(_PARSE_OK, ("if not call_id.strip():", 'if call_id == "":')),
+        splice(_PARSE_OK, ("if not call_id.strip():", 'if call_id == "":')),
         ("test_parse_envelope_blank_id",),
     ),
     WrongAnswer(
         PARSE,
         "ignores extra keys instead of refusing them (they are silently dropped)",
-        _splice(_PARSE_OK, (_EXTRA_CHECK, "")),
+        splice(_PARSE_OK, (_EXTRA_CHECK, "")),
         ("test_parse_envelope_keys",),
     ),
     WrongAnswer(
         PARSE,
         "copy.deepcopy for the arguments: no check that they are JSON, no depth limit",
-        _splice(_PARSE_OK, ('copy_json(raw["arguments"], 1)}', 'copy.deepcopy(raw["arguments"])}')),
+        splice(_PARSE_OK, ('copy_json(raw["arguments"], 1)}', 'copy.deepcopy(raw["arguments"])}')),
         ("test_parse_envelope_json_values",),
     ),
     WrongAnswer(
         PARSE,
         "every refusal says the same thing, so no message names the offending field",
-        _splice(_PARSE_OK, ("def parse_envelope(raw):", "def check_envelope(raw):"))
+        splice(_PARSE_OK, ("def parse_envelope(raw):", "def check_envelope(raw):"))
         + "\n\ndef parse_envelope(raw):\n    try:\n        return check_envelope(raw)\n"
         '    except EnvelopeError:\n        raise EnvelopeError("invalid input") from None\n',
         ("test_parse_envelope_messages",),
@@ -212,7 +204,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         ADAPTER,
         "leaves function.arguments as the JSON string instead of decoding it",
-        _splice(
+        splice(
             _ADAPTER_OK,
             (
                 'arguments = json.loads(call["function"]["arguments"])',
@@ -224,19 +216,19 @@ WRONG_ANSWERS = [
     WrongAnswer(
         ADAPTER,
         "translates only the first tool call of a parallel turn",
-        _splice(_ADAPTER_OK, ("for call in calls:", "for call in calls[:1]:")),
+        splice(_ADAPTER_OK, ("for call in calls:", "for call in calls[:1]:")),
         ("test_chat_message_to_envelopes_calls",),
     ),
     WrongAnswer(
         ADAPTER,
         "looks at content first, so a message with text and tool calls becomes a final answer",
-        _splice(_ADAPTER_OK, ("if not calls:", 'if not calls or message.get("content") is not None:')),
+        splice(_ADAPTER_OK, ("if not calls:", 'if not calls or message.get("content") is not None:')),
         ("test_chat_message_to_envelopes_calls",),
     ),
     WrongAnswer(
         ADAPTER,
         "lets json.JSONDecodeError escape instead of raising EnvelopeError",
-        _splice(_ADAPTER_OK, ("        except json.JSONDecodeError:\n", "        except EnvelopeError:\n")),
+        splice(_ADAPTER_OK, ("        except json.JSONDecodeError:\n", "        except EnvelopeError:\n")),
         ("test_chat_message_to_envelopes_bad_json",),
     ),
 ]

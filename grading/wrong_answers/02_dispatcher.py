@@ -5,7 +5,7 @@ Most are a correct answer with one mistake spliced in, so each one fails for exa
 
 from __future__ import annotations
 
-from grading.wrong_answers import WrongAnswer
+from grading.wrong_answers import WrongAnswer, splice
 
 EUROS = "max_euros"
 DISPATCH = "dispatch"
@@ -89,17 +89,9 @@ _RECURSION_GUARD = (
 )
 
 
-def _splice(base: str, *edits: tuple[str, str]) -> str:
-    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
-    for old, new in edits:
-        assert old in base, f"wrong-answer template lost {old!r}"
-        base = base.replace(old, new)
-    return base.strip() + "\n"
-
-
 def _dispatch(*edits: tuple[str, str], parse: tuple[tuple[str, str], ...] = ()) -> str:
     """The correct parse_request and dispatch with mistakes spliced into either."""
-    return _splice(_PARSE_OK, *parse) + "\n\n" + _splice(_DISPATCH_OK, *edits)
+    return splice(_PARSE_OK, *parse) + "\n\n" + splice(_DISPATCH_OK, *edits)
 
 
 WRONG_ANSWERS = [
@@ -224,9 +216,9 @@ WRONG_ANSWERS = [
     WrongAnswer(
         DISPATCH,
         "looks the tool up in the notebook's globals: any function defined there can be run",
-        _splice(_PARSE_OK)
+        splice(_PARSE_OK)
         + "\n\n"
-        + _splice(
+        + splice(
             _DISPATCH_OK,
             (
                 '    if call["name"] != "stock_lookup":\n        raise ValueError("unknown tool")\n',
@@ -269,7 +261,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         DISPATCH_WITH,
         "falls back to the notebook's globals for a name missing from the table",
-        _splice(
+        splice(
             _DISPATCH_WITH_OK,
             (
                 '    if rule is None:\n        raise ValueError(f"unknown tool: {name!r}")\n',
@@ -285,7 +277,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         DISPATCH_WITH,
         "accepts extra arguments: the tool's argument names only need to be present",
-        _splice(
+        splice(
             _DISPATCH_WITH_OK,
             ("set(arguments) == set(rule.arguments)", "set(arguments) >= set(rule.arguments)"),
         ),
@@ -294,13 +286,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         DISPATCH_WITH,
         "hard-codes the stock tool's argument names instead of reading rule.arguments",
-        _splice(_DISPATCH_WITH_OK, ("set(arguments) == set(rule.arguments)", 'set(arguments) == {"sku"}')),
+        splice(_DISPATCH_WITH_OK, ("set(arguments) == set(rule.arguments)", 'set(arguments) == {"sku"}')),
         ("test_dispatch_with_two_tools",),
     ),
     WrongAnswer(
         DISPATCH_WITH,
         "matches tool names case-insensitively",
-        _splice(
+        splice(
             _DISPATCH_WITH_OK,
             (
                 "rule = tools.get(name)",
@@ -312,7 +304,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         DISPATCH_WITH,
         "no type check of the name: a list name raises TypeError (unhashable) in the table lookup",
-        _splice(
+        splice(
             _DISPATCH_WITH_OK,
             ('    if type(name) is not str:\n        raise ValueError("unknown tool")\n', ""),
         ),

@@ -5,7 +5,7 @@ Most are a correct loop with one mistake spliced in, so each one fails for exact
 
 from __future__ import annotations
 
-from grading.wrong_answers import WrongAnswer
+from grading.wrong_answers import WrongAnswer, splice
 
 CHAT = "chat_tool_loop"
 RESPONSES = "responses_tool_loop"
@@ -99,14 +99,6 @@ tool_messages_one_per_turn = 5
 """
 
 
-def _splice(base: str, *edits: tuple[str, str]) -> str:
-    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
-    for old, new in edits:
-        assert old in base, f"wrong-answer template lost {old!r}"
-        base = base.replace(old, new)
-    return base.strip() + "\n"
-
-
 WRONG_ANSWERS = [
     # ---- Part A: chat_tool_loop ------------------------------------------------------------------------
     WrongAnswer(
@@ -126,7 +118,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHAT,
         "exactly two requests: asks once more after the tool results and returns whatever comes back",
-        _splice(
+        splice(
             _CHAT_OK,
             ("    while step < max_steps:\n", "    for _ in range(2):\n"),
             (
@@ -139,19 +131,19 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHAT,
         "answers only the first tool call of a turn",
-        _splice(_CHAT_OK, ("for tool_call in tool_calls:", "for tool_call in tool_calls[:1]:")),
+        splice(_CHAT_OK, ("for tool_call in tool_calls:", "for tool_call in tool_calls[:1]:")),
         ("test_chat_loop_parallel",),
     ),
     WrongAnswer(
         CHAT,
         "answers the calls of a turn in reverse order",
-        _splice(_CHAT_OK, ("for tool_call in tool_calls:", "for tool_call in reversed(tool_calls):")),
+        splice(_CHAT_OK, ("for tool_call in tool_calls:", "for tool_call in reversed(tool_calls):")),
         ("test_chat_loop_parallel",),
     ),
     WrongAnswer(
         CHAT,
         "rebuilds the assistant turn from role, content and tool_calls, dropping refusal and annotations",
-        _splice(
+        splice(
             _CHAT_OK,
             (
                 "        history.append(turn)\n",
@@ -164,7 +156,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHAT,
         "sends a forced tool_choice with every request, ignoring sticky",
-        _splice(
+        splice(
             _CHAT_OK, ("if tool_choice is not None and (sticky or step == 1):", "if tool_choice is not None:")
         ),
         ("test_chat_loop_tool_choice",),
@@ -172,7 +164,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHAT,
         "sends tool_choice: null after the first request instead of leaving the key out",
-        _splice(
+        splice(
             _CHAT_OK,
             (
                 "        if tool_choice is not None and (sticky or step == 1):\n"
@@ -185,19 +177,19 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHAT,
         "off by one: gives up one request early (max_steps - 1 requests)",
-        _splice(_CHAT_OK, ("while step < max_steps:", "while step < max_steps - 1:")),
+        splice(_CHAT_OK, ("while step < max_steps:", "while step < max_steps - 1:")),
         ("test_chat_loop_max_steps",),
     ),
     WrongAnswer(
         CHAT,
         "off by one: sends max_steps + 1 requests before giving up",
-        _splice(_CHAT_OK, ("while step < max_steps:", "while step <= max_steps:")),
+        splice(_CHAT_OK, ("while step < max_steps:", "while step <= max_steps:")),
         ("test_chat_loop_max_steps",),
     ),
     WrongAnswer(
         CHAT,
         "dispatches against every tool in the toolbox instead of the names offered in this request",
-        _splice(
+        splice(
             _CHAT_OK,
             ('function["arguments"], names, confirm)', 'function["arguments"], toolbox.names, confirm)'),
         ),
@@ -206,13 +198,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHAT,
         "never passes confirm on, so a confirmed destructive tool is still refused",
-        _splice(_CHAT_OK, ('function["arguments"], names, confirm)', 'function["arguments"], names)')),
+        splice(_CHAT_OK, ('function["arguments"], names, confirm)', 'function["arguments"], names)')),
         ("test_chat_loop_one_call",),
     ),
     WrongAnswer(
         CHAT,
         "returns the content as it is, None when the final message has no text",
-        _splice(_CHAT_OK, ('return ("" if content is None else content), trace', "return content, trace")),
+        splice(_CHAT_OK, ('return ("" if content is None else content), trace', "return content, trace")),
         ("test_chat_loop_zero_calls",),
     ),
     # ---- Part B: responses_tool_loop -------------------------------------------------------------------
@@ -225,7 +217,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RESPONSES,
         "replays only the function_call items, dropping the reasoning item of a reasoning model",
-        _splice(
+        splice(
             _RESPONSES_OK,
             ("        for item in output:\n            history.append(item)\n", ""),
             (
@@ -238,13 +230,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RESPONSES,
         "answers with the item's id instead of its call_id",
-        _splice(_RESPONSES_OK, ('"call_id": function_call["call_id"]', '"call_id": function_call["id"]')),
+        splice(_RESPONSES_OK, ('"call_id": function_call["call_id"]', '"call_id": function_call["id"]')),
         ("test_responses_loop_one_call", "test_responses_loop_parallel", "test_responses_loop_reasoning"),
     ),
     WrongAnswer(
         RESPONSES,
         "answers only the first function call of a turn",
-        _splice(
+        splice(
             _RESPONSES_OK,
             ("for function_call in function_calls:", "for function_call in function_calls[:1]:"),
         ),
@@ -253,7 +245,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RESPONSES,
         "reads the text at output[0].content[0].text instead of joining every output_text part",
-        _splice(
+        splice(
             _RESPONSES_OK,
             (
                 '            text = ""\n'
@@ -270,7 +262,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RESPONSES,
         "sends a forced tool_choice with every request, ignoring sticky",
-        _splice(
+        splice(
             _RESPONSES_OK,
             ("if tool_choice is not None and (sticky or step == 1):", "if tool_choice is not None:"),
         ),
@@ -279,26 +271,26 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RESPONSES,
         "off by one: sends max_steps + 1 requests before giving up",
-        _splice(_RESPONSES_OK, ("while step < max_steps:", "while step <= max_steps:")),
+        splice(_RESPONSES_OK, ("while step < max_steps:", "while step <= max_steps:")),
         ("test_responses_loop_controls",),
     ),
     # ---- Part C: count the requests --------------------------------------------------------------------
     WrongAnswer(
         COUNT,
         "parallel calls always mean 2 requests: forgets the send_email turn",
-        _splice(_COUNT_OK, ("requests_parallel = 3", "requests_parallel = 2")),
+        splice(_COUNT_OK, ("requests_parallel = 3", "requests_parallel = 2")),
         ("test_count_requests_parallel",),
     ),
     WrongAnswer(
         COUNT,
         "one request per call, forgetting the request that gets the final answer",
-        _splice(_COUNT_OK, ("requests_one_per_turn = 6", "requests_one_per_turn = 5")),
+        splice(_COUNT_OK, ("requests_one_per_turn = 6", "requests_one_per_turn = 5")),
         ("test_count_requests_one_per_turn",),
     ),
     WrongAnswer(
         COUNT,
         "counts only the four weather results, not the email's",
-        _splice(
+        splice(
             _COUNT_OK,
             ("tool_messages_parallel = 5", "tool_messages_parallel = 4"),
             ("tool_messages_one_per_turn = 5", "tool_messages_one_per_turn = 4"),
@@ -308,7 +300,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         COUNT,
         "adds up the tool messages of every request, counting each resent result again",
-        _splice(
+        splice(
             _COUNT_OK,
             ("tool_messages_parallel = 5", "tool_messages_parallel = 9"),
             ("tool_messages_one_per_turn = 5", "tool_messages_one_per_turn = 15"),
@@ -318,7 +310,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         COUNT,
         "answers with strings instead of whole numbers",
-        _splice(
+        splice(
             _COUNT_OK,
             ("requests_parallel = 3", 'requests_parallel = "3"'),
             ("requests_one_per_turn = 6", 'requests_one_per_turn = "6"'),

@@ -5,7 +5,7 @@ Most are a correct answer with one mistake spliced in, so each one fails for exa
 
 from __future__ import annotations
 
-from grading.wrong_answers import WrongAnswer
+from grading.wrong_answers import WrongAnswer, splice
 
 SPECS = "tool_specs"
 STRICT = "is_strict_compatible"
@@ -86,14 +86,6 @@ _API_CHECK = (
 _NAME_CHECK = '        if name not in toolbox:\n            raise ValueError("unknown tool: " + repr(name))\n'
 
 
-def _splice(base: str, *edits: tuple[str, str]) -> str:
-    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
-    for old, new in edits:
-        assert old in base, f"wrong-answer template lost {old!r}"
-        base = base.replace(old, new)
-    return base.strip() + "\n"
-
-
 WRONG_ANSWERS = [
     # ---- Part A: tool_specs ------------------------------------------------------------------------------
     WrongAnswer(
@@ -112,31 +104,31 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SPECS,
         "nests Responses entries under 'function' like chat ones",
-        _splice(_SPECS_OK, (_RESPONSES_APPEND, 'out.append({"type": "function", "function": function})')),
+        splice(_SPECS_OK, (_RESPONSES_APPEND, 'out.append({"type": "function", "function": function})')),
         ("test_tool_specs_responses",),
     ),
     WrongAnswer(
         SPECS,
         "writes chat entries flat like Responses ones",
-        _splice(_SPECS_OK, (_CHAT_APPEND, 'out.append({"type": "function", **function})')),
+        splice(_SPECS_OK, (_CHAT_APPEND, 'out.append({"type": "function", **function})')),
         ("test_tool_specs_chat",),
     ),
     WrongAnswer(
         SPECS,
         "leaves strict out, so the schema is only followed on a best-effort basis",
-        _splice(_SPECS_OK, ('            "strict": True,\n', "")),
+        splice(_SPECS_OK, ('            "strict": True,\n', "")),
         ("test_tool_specs_strict",),
     ),
     WrongAnswer(
         SPECS,
         'writes strict as the string "true" instead of the boolean',
-        _splice(_SPECS_OK, ('"strict": True,', '"strict": "true",')),
+        splice(_SPECS_OK, ('"strict": True,', '"strict": "true",')),
         ("test_tool_specs_strict",),
     ),
     WrongAnswer(
         SPECS,
         "hands out the toolbox's own parameters dict: editing a request edits the tool",
-        _splice(
+        splice(
             _SPECS_OK, ('"parameters": copy.deepcopy(tool.parameters),', '"parameters": tool.parameters,')
         ),
         ("test_tool_specs_copies",),
@@ -144,7 +136,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SPECS,
         "a shallow copy of parameters: the nested properties, enum and required stay shared",
-        _splice(
+        splice(
             _SPECS_OK,
             ('"parameters": copy.deepcopy(tool.parameters),', '"parameters": dict(tool.parameters),'),
         ),
@@ -153,7 +145,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SPECS,
         "an unknown api silently gets the chat shape",
-        _splice(
+        splice(
             _SPECS_OK,
             (_API_CHECK, ""),
             ('if api == "chat":', 'if api != "responses":'),
@@ -163,7 +155,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SPECS,
         "checks the api only inside the loop, so an unknown api with no names returns []",
-        _splice(
+        splice(
             _SPECS_OK,
             (_API_CHECK, ""),
             (
@@ -177,13 +169,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SPECS,
         "lets the toolbox's KeyError escape for an unknown name",
-        _splice(_SPECS_OK, (_NAME_CHECK, "")),
+        splice(_SPECS_OK, (_NAME_CHECK, "")),
         ("test_tool_specs_unknown_name",),
     ),
     WrongAnswer(
         SPECS,
         "puts type last: equal as a dict, different bytes on the wire",
-        _splice(
+        splice(
             _SPECS_OK,
             (_CHAT_APPEND, 'out.append({"function": function, "type": "function"})'),
             (_RESPONSES_APPEND, 'out.append({**function, "type": "function"})'),
@@ -194,7 +186,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         STRICT,
         "checks only the root schema, never the nested objects",
-        _splice(
+        splice(
             _STRICT_OK,
             ('            visit(child, path + "." + name)\n', "            pass\n"),
             ('            visit(node["items"], path + "[]")\n', "            pass\n"),
@@ -204,13 +196,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         STRICT,
         "follows properties but not array items",
-        _splice(_STRICT_OK, ('            visit(node["items"], path + "[]")\n', "            pass\n")),
+        splice(_STRICT_OK, ('            visit(node["items"], path + "[]")\n', "            pass\n")),
         ("test_is_strict_compatible_additional", "test_is_strict_compatible_required"),
     ),
     WrongAnswer(
         STRICT,
         "only flags additionalProperties when it is missing or true, not when it is a schema",
-        _splice(
+        splice(
             _STRICT_OK,
             (
                 'if node.get("additionalProperties") is not False:',
@@ -222,7 +214,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         STRICT,
         'recognises only type "object", not a type list such as ["object", "null"]',
-        _splice(
+        splice(
             _STRICT_OK,
             (
                 'is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)',
@@ -234,7 +226,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         STRICT,
         "reports one problem per object for required instead of one per missing property",
-        _splice(
+        splice(
             _STRICT_OK,
             (
                 '            for name in node.get("properties", {}):\n'
@@ -250,13 +242,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SECOND,
         "the find-the-bug mistake: the assistant turn is missing",
-        _splice(_SECOND_OK, ("    messages.append(assistant)\n", "")),
+        splice(_SECOND_OK, ("    messages.append(assistant)\n", "")),
         ("test_second_request_single", "test_second_request_parallel", "test_second_request_assistant_turn"),
     ),
     WrongAnswer(
         SECOND,
         "answers only the first of several tool calls",
-        _splice(
+        splice(
             _SECOND_OK, ('for call in assistant["tool_calls"]:', 'for call in assistant["tool_calls"][:1]:')
         ),
         ("test_second_request_parallel",),
@@ -264,7 +256,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SECOND,
         "uses the Responses key call_id instead of tool_call_id",
-        _splice(
+        splice(
             _SECOND_OK,
             (_TOOL_MESSAGE, '{"role": "tool", "call_id": call["id"], "content": results[call["id"]]}'),
         ),
@@ -273,7 +265,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SECOND,
         "follows the order of the results dict instead of the order of tool_calls",
-        _splice(
+        splice(
             _SECOND_OK,
             (
                 '    for call in assistant["tool_calls"]:\n        messages.append(' + _TOOL_MESSAGE + ")\n",
@@ -286,7 +278,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SECOND,
         "sends the decoded result object as content instead of the string",
-        _splice(
+        splice(
             _SECOND_OK, ('"content": results[call["id"]]}', '"content": json.loads(results[call["id"]])}')
         ),
         ("test_second_request_single", "test_second_request_parallel"),
@@ -294,7 +286,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SECOND,
         'the deprecated shape: role "function" with a name instead of role "tool" with the id',
-        _splice(
+        splice(
             _SECOND_OK,
             (
                 _TOOL_MESSAGE,
@@ -306,7 +298,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SECOND,
         "rebuilds the assistant turn from role and tool_calls, dropping content, refusal and annotations",
-        _splice(
+        splice(
             _SECOND_OK,
             (
                 "    messages.append(assistant)\n",
@@ -318,7 +310,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SECOND,
         "replaces the assistant's null content with an empty string, editing first_reply in place",
-        _splice(
+        splice(
             _SECOND_OK,
             (
                 "    messages.append(assistant)\n",

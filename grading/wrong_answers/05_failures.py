@@ -5,7 +5,7 @@ Most are a correct answer with one mistake spliced in, so each one fails for exa
 
 from __future__ import annotations
 
-from grading.wrong_answers import WrongAnswer
+from grading.wrong_answers import WrongAnswer, splice
 
 CHECK = "check_args"
 TIGHTEN = "tighten_average"
@@ -133,20 +133,12 @@ _SCHEMA_BLOCK = """    problems = check_args(arguments, tool.parameters)
 """
 
 
-def _splice(base: str, *edits: tuple[str, str]) -> str:
-    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
-    for old, new in edits:
-        assert old in base, f"wrong-answer template lost {old!r}"
-        base = base.replace(old, new)
-    return base.strip() + "\n"
-
-
 WRONG_ANSWERS = [
     # ---- Part A: check_args ----------------------------------------------------------------------------
     WrongAnswer(
         CHECK,
         "isinstance(v, int) for integer and number: True passes as 1",
-        _splice(
+        splice(
             _CHECK_OK,
             ("return type(v) is int or (", "return isinstance(v, int) or ("),
             ("return type(v) in (int, float)", "return isinstance(v, (int, float))"),
@@ -156,7 +148,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHECK,
         "integer means type int only: 3.0, which JSON Schema counts as an integer, is refused",
-        _splice(
+        splice(
             _CHECK_OK,
             ("return type(v) is int or (type(v) is float and v.is_integer())", "return type(v) is int"),
         ),
@@ -165,7 +157,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHECK,
         "a wrong type does not stop the checks: the enum and keys of a mistyped value are reported too",
-        _splice(
+        splice(
             _CHECK_OK,
             (
                 '            return [f"{path}: expected {expected}, got {type(value).__name__}"]\n    out = []\n',
@@ -178,7 +170,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHECK,
         "enum compared with `in` (==): True matches 1 and 0 matches False",
-        _splice(
+        splice(
             _CHECK_OK,
             (
                 'if not any(equal(value, option) for option in schema["enum"]):',
@@ -190,7 +182,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHECK,
         "enum compared with exact types: 1.0 no longer equals 1",
-        _splice(
+        splice(
             _CHECK_OK,
             (
                 'if not any(equal(value, option) for option in schema["enum"]):',
@@ -202,7 +194,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHECK,
         "ignores additionalProperties: an invented argument passes the check",
-        _splice(
+        splice(
             _CHECK_OK,
             (
                 '            elif extra is False:\n                out.append(f"{path}.{k}: unexpected argument")\n',
@@ -214,7 +206,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHECK,
         "reports missing required arguments after the per-key problems instead of first",
-        _splice(
+        splice(
             _CHECK_OK,
             (
                 '        out += [f"{path}.{k}: missing required argument" for k in schema.get("required", []) '
@@ -232,7 +224,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHECK,
         "ignores minItems, so the empty list still reaches the division",
-        _splice(
+        splice(
             _CHECK_OK,
             (
                 '        if len(value) < schema.get("minItems", 0):\n'
@@ -245,7 +237,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHECK,
         "writes an item's path as $.numbers.1 instead of $.numbers[1]",
-        _splice(_CHECK_OK, ('f"{path}[{i}]"', 'f"{path}.{i}"')),
+        splice(_CHECK_OK, ('f"{path}[{i}]"', 'f"{path}.{i}"')),
         ("test_check_args_arrays",),
     ),
     WrongAnswer(
@@ -293,13 +285,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RUN,
         "checks only that the tool is registered, so a tool the request did not offer runs",
-        _splice(_RUN_OK, ("or name not in names or name not in toolbox", "or name not in toolbox")),
+        splice(_RUN_OK, ("or name not in names or name not in toolbox", "or name not in toolbox")),
         ("test_run_tool_call_offered",),
     ),
     WrongAnswer(
         RUN,
         "lists every registered tool in available_tools, revealing what the request did not offer",
-        _splice(
+        splice(
             _RUN_OK,
             ("available_tools=sorted(n for n in names if n in toolbox)", "available_tools=toolbox.names"),
         ),
@@ -308,7 +300,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RUN,
         "no check that the name is a str: an unhashable name raises TypeError",
-        _splice(
+        splice(
             _RUN_OK,
             (
                 "    names = [n for n in offered if isinstance(n, str)]\n"
@@ -321,7 +313,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RUN,
         "catches only json.JSONDecodeError: deep nesting raises RecursionError out of the dispatcher",
-        _splice(
+        splice(
             _RUN_OK,
             (
                 '    except RecursionError:\n        return reply(error="arguments are nested too deeply")\n'
@@ -334,7 +326,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RUN,
         "no check that the arguments are a str: bytes parse and a dict raises TypeError",
-        _splice(
+        splice(
             _RUN_OK,
             (
                 "    if not isinstance(raw_arguments, str):\n"
@@ -348,7 +340,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RUN,
         "passes a JSON array or number on as the arguments (no check for an object)",
-        _splice(
+        splice(
             _RUN_OK,
             (
                 "    if not isinstance(arguments, dict):\n"
@@ -361,13 +353,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RUN,
         "asks the human before validating the arguments",
-        _splice(_RUN_OK, (_SCHEMA_BLOCK + _CONFIRM_BLOCK, _CONFIRM_BLOCK + _SCHEMA_BLOCK)),
+        splice(_RUN_OK, (_SCHEMA_BLOCK + _CONFIRM_BLOCK, _CONFIRM_BLOCK + _SCHEMA_BLOCK)),
         ("test_run_tool_call_destructive",),
     ),
     WrongAnswer(
         RUN,
         "skips the schema for a destructive tool once a human has confirmed it",
-        _splice(
+        splice(
             _RUN_OK,
             (
                 _SCHEMA_BLOCK,
@@ -379,19 +371,19 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RUN,
         "takes any truthy answer from confirm as a yes",
-        _splice(_RUN_OK, ("copy.deepcopy(arguments)) is True", "copy.deepcopy(arguments))")),
+        splice(_RUN_OK, ("copy.deepcopy(arguments)) is True", "copy.deepcopy(arguments))")),
         ("test_run_tool_call_destructive",),
     ),
     WrongAnswer(
         RUN,
         "hands confirm the live arguments, so the dialog can change what runs",
-        _splice(_RUN_OK, ("confirm(name, copy.deepcopy(arguments))", "confirm(name, arguments)")),
+        splice(_RUN_OK, ("confirm(name, copy.deepcopy(arguments))", "confirm(name, arguments)")),
         ("test_run_tool_call_destructive",),
     ),
     WrongAnswer(
         RUN,
         "sends the exception's message to the model",
-        _splice(
+        splice(
             _RUN_OK,
             (
                 'return reply(error=f"tool {name!r} failed with {type(error).__name__}")',
@@ -403,7 +395,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RUN,
         "encodes the result outside the try: a result JSON cannot hold raises TypeError",
-        _splice(
+        splice(
             _RUN_OK,
             (
                 "        return reply(result=tool.fn(**arguments))\n",
@@ -420,7 +412,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RUN,
         "catches only ToolError: any other exception escapes the dispatcher",
-        _splice(
+        splice(
             _RUN_OK,
             (
                 "    except Exception as error:\n"

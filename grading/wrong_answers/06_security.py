@@ -5,7 +5,7 @@ Most are a correct answer with one mistake spliced in, so each one fails for exa
 
 from __future__ import annotations
 
-from grading.wrong_answers import WrongAnswer
+from grading.wrong_answers import WrongAnswer, splice
 
 SAFE = "safe_arithmetic"
 POLICY = "policy"
@@ -82,14 +82,6 @@ _RULES = {
 }
 
 
-def _splice(base: str, *edits: tuple[str, str]) -> str:
-    """`base` with each (old, new) replacement applied; every `old` must occur in it."""
-    for old, new in edits:
-        assert old in base, f"wrong-answer template lost {old!r}"
-        base = base.replace(old, new)
-    return base.strip() + "\n"
-
-
 def _policy(rules: dict[str, str]) -> str:
     """A solution cell assigning these rules to POLICY."""
     return "POLICY = {\n" + "".join(f"    {name!r}: {rule!r},\n" for name, rule in rules.items()) + "}\n"
@@ -131,7 +123,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SAFE,
         "checks every node of the tree against a whitelist, then compiles and evals the checked tree",
-        _splice(
+        splice(
             _SAFE_OK,
             (
                 "    try:\n        return value(root)\n",
@@ -172,13 +164,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SAFE,
         "allows ** (Pow) as a fifth operator",
-        _splice(_SAFE_OK, ('"Div": operator.truediv,', '"Div": operator.truediv, "Pow": operator.pow,')),
+        splice(_SAFE_OK, ('"Div": operator.truediv,', '"Div": operator.truediv, "Pow": operator.pow,')),
         ("test_safe_arithmetic_operators", "test_safe_arithmetic_messages", "test_safe_arithmetic_as_a_tool"),
     ),
     WrongAnswer(
         SAFE,
         "also allows floor division and modulo, as a 'calculator' would",
-        _splice(
+        splice(
             _SAFE_OK,
             (
                 '"Div": operator.truediv,',
@@ -190,7 +182,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SAFE,
         "helpfully allows the names pi and e and calls to math functions",
-        _splice(
+        splice(
             _SAFE_OK,
             (
                 '        raise ToolError(f"not allowed in an expression: {kind}")\n',
@@ -206,7 +198,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SAFE,
         "isinstance(value, (int, float)) for constants: True and False count as numbers",
-        _splice(
+        splice(
             _SAFE_OK,
             (
                 "if type(node.value) is int or type(node.value) is float:",
@@ -222,7 +214,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SAFE,
         "no length limit: any input is parsed, however long",
-        _splice(
+        splice(
             _SAFE_OK,
             (
                 '    if len(expression) > MAX_EXPRESSION_CHARS:\n        raise ToolError("expression too long")\n',
@@ -234,7 +226,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SAFE,
         "off by one: refuses an expression of exactly 100 characters",
-        _splice(
+        splice(
             _SAFE_OK,
             ("if len(expression) > MAX_EXPRESSION_CHARS:", "if len(expression) >= MAX_EXPRESSION_CHARS:"),
         ),
@@ -243,13 +235,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SAFE,
         "no magnitude check: 1e999 and 1e200 * 1e200 come back as inf",
-        _splice(_SAFE_OK, ("if not math.isfinite(number) or abs(number) > MAX_MAGNITUDE:", "if False:")),
+        splice(_SAFE_OK, ("if not math.isfinite(number) or abs(number) > MAX_MAGNITUDE:", "if False:")),
         ("test_safe_arithmetic_limits", "test_safe_arithmetic_messages"),
     ),
     WrongAnswer(
         SAFE,
         "lets ZeroDivisionError escape instead of raising ToolError",
-        _splice(
+        splice(
             _SAFE_OK,
             (
                 "            except ZeroDivisionError:\n"
@@ -262,7 +254,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SAFE,
         "does not check the input type: len(42) escapes as a TypeError",
-        _splice(
+        splice(
             _SAFE_OK,
             (
                 "    if type(expression) is not str:\n"

@@ -1,8 +1,7 @@
 """Plausible wrong answers, one list per notebook: each must lose the points of the tests it names.
 
-tests/test_notebooks_grading.py swaps each wrong answer into its solution cell, executes the notebook
-and checks that exactly the named test cells fail (and so lose their points), and no others... at least
-the named ones: a wrong answer may fail more tests than it names, never fewer.
+tests/test_notebooks.py swaps each wrong answer into its solution cell, executes the notebook and checks
+that every test cell it names fails (and so loses its points); a wrong answer may fail more, never fewer.
 """
 
 from __future__ import annotations
@@ -21,3 +20,11 @@ class WrongAnswer(NamedTuple):
     """The whole replacement source of that cell."""
     fails: tuple[str, ...]
     """grade_ids of the test cells that must fail with it."""
+
+
+def splice(base: str, *edits: tuple[str, str]) -> str:
+    """`base` (a correct answer) with each (old, new) replacement applied; every `old` must occur in it."""
+    for old, new in edits:
+        assert old in base, f"wrong-answer template lost {old!r}"
+        base = base.replace(old, new)
+    return base.strip() + "\n"
