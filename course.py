@@ -72,6 +72,8 @@ def test(extra: list[str]) -> int:
         ("ruff", "format", "--check", "course_lib", "tests", "grading", "course.py"),
         ("mypy",),
         ("python", "-m", "pytest", "-n", "auto", "--dist", "loadgroup", *extra),
+        # nbval twice in a row, each time on fresh kernels: stored outputs must not depend on a first run
+        ("python", "-m", "pytest", "--nbval", "-p", "no:xdist", "grading/source", *extra),
         ("python", "-m", "pytest", "--nbval", "-p", "no:xdist", "grading/source", *extra),
     ]
     failed = [" ".join(check) for check in checks if run(*check) != 0]
