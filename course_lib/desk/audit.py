@@ -20,8 +20,10 @@ from course_lib.adapters import STAND_IN_KEY
 from course_lib.desk.data import CANARY
 
 __all__ = [
+    "KEY_PATTERN",
     "MAX_AUDIT_CHARS",
     "REDACTED",
+    "SECRET_PIECE",
     "audit_entry",
     "audit_lines",
     "clean",

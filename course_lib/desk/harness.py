@@ -240,6 +240,8 @@ class _Desk:
         mode = effective_mode(self.policy, name, concerns)
         why = [f"policy: {mode_for(self.policy, name)}", *concerns]
         decision = "auto"
+        if mode not in ("auto", "confirm"):  # fail closed: only auto and confirm ever run
+            return self._refuse(item, arguments, "refused", "; ".join(why), "this tool is not available")
         if mode == "confirm":
             timeout = min(self.approver_timeout, self.budget.remaining())
             yes, answer = ask_approver(self.approver, name, arguments, timeout)
