@@ -39,9 +39,9 @@ def wrong_answers(name: str) -> list[WrongAnswer]:
 WRONG = [(name, answer) for name in NAMES for answer in wrong_answers(name)]
 
 
-def test_the_course_has_its_six_notebooks_in_order() -> None:
-    expected = ["01_envelope", "02_dispatcher", "03_loop", "04_wire", "05_failures", "06_security"]
-    assert NAMES[:6] == expected
+def test_the_course_has_its_seven_notebooks_in_order() -> None:
+    expected = ["01_envelope", "02_dispatcher", "03_loop", "04_wire", "05_failures", "06_security", "07_capstone"]
+    assert expected == NAMES
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,0 +1,550 @@
+"""Plausible wrong answers to notebook 07 and the tests that catch them.
+
+Most are a correct piece of the desk with one mistake spliced in, so each one fails for exactly the reason
+in its `why`. Several are also caught by the pack itself, run through the notebook's harness.
+"""
+
+from __future__ import annotations
+
+from grading.wrong_answers import WrongAnswer, splice
+
+POLICY = "policy"
+APPROVER = "ask_approver"
+CANONICAL = "canonical"
+BUDGET = "budget"
+REDACT = "redact"
+AUDIT = "audit_entry"
+ADAPTER = "chat_adapter"
+HARNESS = "test_your_harness"
+POLICY_TESTS = ("test_mode_for", "test_offered_tools", "test_effective_mode")
+APPROVER_TESTS = ("test_ask_approver_only_true", "test_ask_approver_failures", "test_ask_approver_copy")
+BUDGET_TESTS = ("test_budget_steps", "test_budget_time", "test_budget_repeats")
+REDACT_TESTS = ("test_redact_plain", "test_redact_escaped", "test_redact_keys_and_safety")
+AUDIT_TESTS = ("test_audit_entry_fields", "test_audit_entry_safe")
+ADAPTER_TESTS = ("test_chat_adapter_round_trip", "test_chat_adapter_every_call", "test_chat_adapter_errors")
+
+_POLICY_OK = '''
+def mode_for(policy, name):
+    """A correct answer, written differently from the notebook's."""
+    value = policy.get(name)
+    if isinstance(value, str) and value == "auto":
+        return "auto"
+    if isinstance(value, str) and value == "confirm":
+        return "confirm"
+    return "never"
+
+
+def offered_tools(policy, registered):
+    offered = []
+    for name in registered:
+        if mode_for(policy, name) in ("auto", "confirm"):
+            offered.append(name)
+    offered.sort()
+    return offered
+
+
+def effective_mode(policy, name, concerns=()):
+    mode = mode_for(policy, name)
+    if concerns and mode == "auto":
+        mode = "confirm"
+    return mode
+'''
+
+_APPROVER_OK = '''
+def ask_approver(approver, name, arguments, timeout):
+    """A correct answer, written differently from the notebook's."""
+    if approver is None:
+        return (False, "nobody can approve")
+    box = []
+
+    def consult():
+        try:
+            box.append(("answer", approver(name, copy.deepcopy(arguments))))
+        except BaseException as problem:
+            box.append(("raised", type(problem).__name__))
+
+    thread = threading.Thread(target=consult, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive() or not box:
+        return (False, "no answer in time")
+    kind, value = box[0]
+    if kind == "raised":
+        return (False, f"the approver raised {value}")
+    if value is True:
+        return (True, "approved")
+    return (False, f"answered {value!r:.30}, which is not True")
+'''
+
+_CANONICAL_OK = '''
+def canonical(name, arguments):
+    """A correct answer, written differently from the notebook's."""
+    def normal(value):
+        if isinstance(value, dict):
+            return {key: normal(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [normal(item) for item in value]
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value
+
+    try:
+        text = json.dumps(normal(arguments), sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(arguments)
+    return f"{name} {text}"
+'''
+
+_BUDGET_OK = '''
+class Budget:
+    """A correct answer, written differently from the notebook's."""
+
+    def __init__(self, max_steps=8, max_seconds=30.0, max_repeats=3, clock=time.monotonic):
+        self.max_steps = max_steps
+        self.max_seconds = max_seconds
+        self.max_repeats = max_repeats
+        self.clock = clock
+        self.steps = 0
+        self._start = clock()
+        self._counts = {}
+
+    def elapsed(self):
+        return self.clock() - self._start
+
+    def remaining(self):
+        left = self.max_seconds - self.elapsed()
+        return left if left > 0 else 0.0
+
+    def out_of_time(self):
+        return not self.remaining() > 0
+
+    def steps_left(self):
+        return self.max_steps - self.steps if self.steps < self.max_steps else 0
+
+    def next_request(self):
+        if self.steps_left() == 0:
+            return "step_budget"
+        if self.out_of_time():
+            return "time_budget"
+        self.steps = self.steps + 1
+        return None
+
+    def repeat(self, name, arguments):
+        key = canonical(name, arguments)
+        self._counts[key] = self._counts.get(key, 0) + 1
+        return self._counts[key] > self.max_repeats
+'''
+
+_REDACT_OK = r'''
+def redact(text):
+    """A correct answer, written differently from the notebook's."""
+    secret = CANARY.casefold()
+    spans = [(i, j) for i in range(len(CANARY)) for j in range(i + SECRET_PIECE, len(CANARY) + 1)]
+    pieces = sorted({CANARY[i:j] for i, j in spans}, key=len, reverse=True)
+    out = re.compile("|".join(map(re.escape, pieces)), re.IGNORECASE).sub(REDACTED, text)
+    out = KEY_PATTERN.sub(REDACTED, out)
+    look = out
+    for _ in range(4):
+        step = re.sub(r"\\+u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), look)
+        step = re.sub(r"\\+x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), step)
+        step = re.sub(r"%([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), step)
+        step = re.sub(r"&#[xX]([0-9a-fA-F]{1,6});", lambda m: chr(min(int(m.group(1), 16), 0x10FFFF)), step)
+        step = re.sub(r"&#(\d{1,7});", lambda m: chr(min(int(m.group(1)), 0x10FFFF)), step)
+        if step == look:
+            break
+        look = step
+    look = "".join(ch for ch in unicodedata.normalize("NFKC", look) if unicodedata.category(ch) != "Cf").casefold()
+    pieces_left = [secret[i:i + SECRET_PIECE] for i in range(len(secret) - SECRET_PIECE + 1)]
+    if any(piece in look for piece in pieces_left) or KEY_PATTERN.search(look):
+        return REDACTED
+    return out
+'''
+
+_AUDIT_OK = '''
+def audit_entry(step, call_id, name, arguments, decision, reason, outcome):
+    """A correct answer, written differently from the notebook's."""
+    def scrub(value):
+        if value is None or isinstance(value, (bool, int, float)):
+            return value
+        if isinstance(value, str):
+            visible = value.encode("utf-8", errors="backslashreplace").decode("utf-8")
+            hidden = redact(visible)
+            extra = len(hidden) - MAX_AUDIT_CHARS
+            return hidden if extra <= 0 else hidden[:MAX_AUDIT_CHARS] + f"...[{extra} more chars]"
+        if isinstance(value, dict):
+            return {scrub(str(key)): scrub(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [scrub(item) for item in value]
+        return scrub(repr(value))
+
+    entry = {}
+    for key, value in (("step", step), ("id", call_id), ("name", name), ("arguments", arguments),
+                       ("decision", decision), ("reason", reason), ("outcome", outcome)):
+        entry[key] = scrub(value)
+    return entry
+'''
+
+_ADAPTER_OK = '''
+class ChatAdapter:
+    """A correct answer, written differently from the notebook's."""
+
+    api = "chat"
+
+    def __init__(self, base, tools, *, model=MODEL):
+        self.base = base
+        self.model = model
+        self.requests = 0
+        self.history = []
+        self.declared = tools_field("chat", tools)
+
+    def start(self, user_text, *, timeout):
+        self.history = [{"role": "user", "content": user_text}]
+        return self._turn(timeout)
+
+    def reply(self, results, *, timeout):
+        for result in results:
+            self.history.append({"role": "tool", "tool_call_id": result.id, "content": result.content})
+        return self._turn(timeout)
+
+    def _turn(self, timeout):
+        payload = {"model": self.model, "messages": self.history}
+        if self.declared:
+            payload["tools"] = self.declared
+        self.requests += 1
+        data = post_json(self.base, "/chat/completions", payload, timeout=timeout)
+        try:
+            first = data["choices"][0]
+            message = first["message"]
+            cut_off = first.get("finish_reason") == "length"
+            items = []
+            for call in message.get("tool_calls") or []:
+                if call.get("type") == "function":
+                    items.append(call_item(call["id"], call["function"]["name"], call["function"]["arguments"]))
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise ModelTurnError("not a chat completion") from None
+        if cut_off:
+            raise ModelTurnError("cut off at the token limit")
+        self.history.append(message)
+        if items:
+            return items
+        return final_turn(message.get("content"))
+
+    def close(self):
+        pass
+'''
+
+CORRECT = {
+    POLICY: _POLICY_OK,
+    APPROVER: _APPROVER_OK,
+    CANONICAL: _CANONICAL_OK,
+    BUDGET: _BUDGET_OK,
+    REDACT: _REDACT_OK,
+    AUDIT: _AUDIT_OK,
+    ADAPTER: _ADAPTER_OK,
+}
+"""The bases above, unchanged: each must pass every test (tests/test_notebooks.py does not use them)."""
+
+WRONG_ANSWERS = [
+    # ---- Part A: the policy table ------------------------------------------------------------------------
+    WrongAnswer(
+        POLICY,
+        "mode_for fails open: it returns whatever the table holds ('AUTO', True), defaulting only a missing tool",
+        splice(
+            _POLICY_OK,
+            (
+                "    value = policy.get(name)\n"
+                '    if isinstance(value, str) and value == "auto":\n        return "auto"\n'
+                '    if isinstance(value, str) and value == "confirm":\n        return "confirm"\n    return "never"',
+                '    return policy.get(name, "never")',
+            ),
+            ('if mode_for(policy, name) in ("auto", "confirm"):', 'if mode_for(policy, name) != "never":'),
+        ),
+        ("test_mode_for", "test_offered_tools"),
+    ),
+    WrongAnswer(
+        POLICY,
+        "a never tool is still offered: offered_tools returns every registered tool",
+        splice(_POLICY_OK, ('if mode_for(policy, name) in ("auto", "confirm"):', "if name:")),
+        ("test_offered_tools", HARNESS),
+    ),
+    WrongAnswer(
+        POLICY,
+        "offered_tools offers the tools the policy names, registered or not",
+        splice(_POLICY_OK, ("for name in registered:", "for name in policy:")),
+        ("test_offered_tools",),
+    ),
+    WrongAnswer(
+        POLICY,
+        "effective_mode ignores the concerns: a tainted write runs unasked under the open policy",
+        splice(_POLICY_OK, ('    if concerns and mode == "auto":\n        mode = "confirm"\n', "")),
+        ("test_effective_mode", HARNESS),
+    ),
+    WrongAnswer(
+        POLICY,
+        "a concern turns every mode into confirm, never included",
+        splice(_POLICY_OK, ('if concerns and mode == "auto":', "if concerns:")),
+        ("test_effective_mode",),
+    ),
+    WrongAnswer(
+        POLICY,
+        "imports the reference policy functions",
+        "from course_lib.desk import effective_mode, mode_for, offered_tools\n",
+        (*POLICY_TESTS, HARNESS),
+    ),
+    # ---- Part B: the approver ----------------------------------------------------------------------------
+    WrongAnswer(
+        APPROVER,
+        "compares the answer with == True, so 1 and 1.0 count as a yes",
+        splice(_APPROVER_OK, ("if value is True:", "if value == True:  # noqa: E712")),
+        ("test_ask_approver_only_true",),
+    ),
+    WrongAnswer(
+        APPROVER,
+        "trusts any truthy answer: 'yes' and 1 approve the refund",
+        splice(_APPROVER_OK, ("if value is True:", "if value:")),
+        ("test_ask_approver_only_true", HARNESS),
+    ),
+    WrongAnswer(
+        APPROVER,
+        "calls the approver directly: its exception escapes and a slow one blocks the run",
+        splice(
+            _APPROVER_OK,
+            (
+                "    box = []\n",
+                "    answer = approver(name, copy.deepcopy(arguments))\n"
+                "    return (answer is True, f'answered {answer!r:.30}')\n    box = []\n",
+            ),
+        ),
+        ("test_ask_approver_failures", HARNESS),
+    ),
+    WrongAnswer(
+        APPROVER,
+        "joins the worker without a timeout: an approver that answers late still approves",
+        splice(_APPROVER_OK, ("thread.join(timeout)", "thread.join()")),
+        ("test_ask_approver_failures", HARNESS),
+    ),
+    WrongAnswer(
+        APPROVER,
+        "shows the approver the real arguments, so it can change what runs",
+        splice(_APPROVER_OK, ("approver(name, copy.deepcopy(arguments))", "approver(name, arguments)")),
+        ("test_ask_approver_copy",),
+    ),
+    WrongAnswer(
+        APPROVER,
+        "a shallow copy: the approver can still change nested arguments",
+        splice(_APPROVER_OK, ("approver(name, copy.deepcopy(arguments))", "approver(name, dict(arguments))")),
+        ("test_ask_approver_copy",),
+    ),
+    WrongAnswer(
+        APPROVER,
+        "imports the reference ask_approver",
+        "from course_lib.desk import ask_approver\n",
+        (*APPROVER_TESTS, HARNESS),
+    ),
+    # ---- Part C: canonical and the budget ---------------------------------------------------------------
+    WrongAnswer(
+        CANONICAL,
+        "no sort_keys: the same call with its keys swapped looks new",
+        splice(_CANONICAL_OK, ("sort_keys=True, ", "")),
+        ("test_canonical", "test_budget_repeats"),
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "1.0 is not written as 1: the same JSON number gives two calls",
+        splice(_CANONICAL_OK, ("json.dumps(normal(arguments),", "json.dumps(arguments,")),
+        ("test_canonical", "test_budget_repeats"),
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "imports the reference canonical",
+        "from course_lib.desk import canonical\n",
+        ("test_canonical", HARNESS),
+    ),
+    WrongAnswer(
+        BUDGET,
+        "off by one: the step budget allows max_steps + 1 requests",
+        splice(_BUDGET_OK, ("if self.steps_left() == 0:", "if self.steps > self.max_steps:")),
+        ("test_budget_steps",),
+    ),
+    WrongAnswer(
+        BUDGET,
+        "off by one: the third identical call already ends the run",
+        splice(
+            _BUDGET_OK,
+            ("return self._counts[key] > self.max_repeats", "return self._counts[key] >= self.max_repeats"),
+        ),
+        ("test_budget_repeats", HARNESS),
+    ),
+    WrongAnswer(
+        BUDGET,
+        "reads the wall clock instead of the clock it was given",
+        splice(
+            _BUDGET_OK,
+            ("self._start = clock()", "self._start = time.monotonic()"),
+            ("return self.clock() - self._start", "return time.monotonic() - self._start"),
+        ),
+        ("test_budget_time",),
+    ),
+    WrongAnswer(
+        BUDGET,
+        "remaining() goes negative once the time is spent",
+        splice(_BUDGET_OK, ("return left if left > 0 else 0.0", "return left")),
+        ("test_budget_time",),
+    ),
+    WrongAnswer(
+        BUDGET,
+        "subclasses the reference Budget",
+        "import course_lib.desk\n\n\nclass Budget(course_lib.desk.Budget):\n    pass\n",
+        (*BUDGET_TESTS, HARNESS),
+    ),
+    # ---- Part D: redaction ------------------------------------------------------------------------------
+    WrongAnswer(
+        REDACT,
+        "str.replace of the exact secret: its lower-case copy, its halves and its escaped spellings stay",
+        "def redact(text):\n    return KEY_PATTERN.sub(REDACTED, text.replace(CANARY, REDACTED))\n",
+        ("test_redact_plain", "test_redact_escaped"),
+    ),
+    WrongAnswer(
+        REDACT,
+        "never decodes escapes: a JSON-escaped or percent-encoded secret slips through",
+        splice(_REDACT_OK, ("    for _ in range(4):", "    for _ in range(0):")),
+        ("test_redact_escaped",),
+    ),
+    WrongAnswer(
+        REDACT,
+        "replaces only the whole secret: a text holding it split in two is replaced entirely",
+        splice(
+            _REDACT_OK,
+            ("pieces = sorted({CANARY[i:j] for i, j in spans}, key=len, reverse=True)", "pieces = [CANARY]"),
+        ),
+        ("test_redact_plain",),
+    ),
+    WrongAnswer(
+        REDACT,
+        "normalises the text through UTF-8 bytes first: a lone surrogate makes redact raise",
+        splice(
+            _REDACT_OK,
+            ("    look = out\n", '    look = out.encode("utf-8").decode("utf-8")\n'),
+        ),
+        ("test_redact_keys_and_safety",),
+    ),
+    WrongAnswer(
+        REDACT,
+        "wraps the reference redact",
+        "import course_lib.desk\n\n\ndef redact(text):\n    return course_lib.desk.redact(text)\n",
+        (*REDACT_TESTS, HARNESS),
+    ),
+    # ---- Part E: the audit entry ------------------------------------------------------------------------
+    WrongAnswer(
+        AUDIT,
+        "lone surrogates stay: the log line cannot be written as UTF-8",
+        splice(
+            _AUDIT_OK,
+            ('visible = value.encode("utf-8", errors="backslashreplace").decode("utf-8")', "visible = value"),
+        ),
+        ("test_audit_entry_safe",),
+    ),
+    WrongAnswer(
+        AUDIT,
+        "dict keys are copied as they are: a secret used as a key reaches the log",
+        splice(_AUDIT_OK, ("{scrub(str(key)): scrub(item)", "{str(key): scrub(item)")),
+        ("test_audit_entry_safe",),
+    ),
+    WrongAnswer(
+        AUDIT,
+        "strings are never clipped: one huge argument makes a megabyte log line",
+        splice(_AUDIT_OK, ("return hidden if extra <= 0 else", "return hidden if True else")),
+        ("test_audit_entry_safe",),
+    ),
+    WrongAnswer(
+        AUDIT,
+        "arguments are logged as they are: only the top-level strings are cleaned",
+        splice(
+            _AUDIT_OK,
+            (
+                "        entry[key] = scrub(value)",
+                "        entry[key] = value if key == 'arguments' else scrub(value)",
+            ),
+        ),
+        ("test_audit_entry_safe", HARNESS),
+    ),
+    WrongAnswer(
+        AUDIT,
+        "names the id field call_id",
+        splice(_AUDIT_OK, ('("id", call_id)', '("call_id", call_id)')),
+        ("test_audit_entry_fields",),
+    ),
+    # ---- Part F: the Chat Completions adapter -----------------------------------------------------------
+    WrongAnswer(
+        ADAPTER,
+        "answers only the first call of a turn",
+        splice(
+            _ADAPTER_OK,
+            (
+                'for call in message.get("tool_calls") or []:',
+                'for call in (message.get("tool_calls") or [])[:1]:',
+            ),
+        ),
+        ("test_chat_adapter_every_call", HARNESS),
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "numbers the calls itself instead of keeping the wire's ids",
+        splice(
+            _ADAPTER_OK,
+            ('items.append(call_item(call["id"],', 'items.append(call_item(f"call_{len(items) + 1}",'),
+        ),
+        ("test_chat_adapter_round_trip", "test_chat_adapter_every_call", HARNESS),
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "forgets the assistant turn: the tool results answer calls the history never made",
+        splice(_ADAPTER_OK, ("        self.history.append(message)\n", "")),
+        ("test_chat_adapter_round_trip", "test_chat_adapter_every_call", HARNESS),
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "ignores finish_reason 'length': a cut-off turn is returned and would run",
+        splice(_ADAPTER_OK, ('cut_off = first.get("finish_reason") == "length"', "cut_off = False")),
+        ("test_chat_adapter_errors",),
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "never counts its requests",
+        splice(_ADAPTER_OK, ("        self.requests += 1\n", "")),
+        ("test_chat_adapter_round_trip", HARNESS),
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "ignores the timeout it is given: a slow model outlives the wall-clock budget",
+        splice(_ADAPTER_OK, ("payload, timeout=timeout)", "payload)")),
+        ("test_chat_adapter_errors", HARNESS),
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "wraps the library's ChatAdapter",
+        """from course_lib.adapters import ChatAdapter as _LibraryChat
+
+
+class ChatAdapter:
+    api = "chat"
+
+    def __init__(self, base, tools, *, model=MODEL):
+        self._inner = _LibraryChat(base, tools, model=model)
+
+    @property
+    def requests(self):
+        return self._inner.requests
+
+    def start(self, user_text, *, timeout):
+        return self._inner.start(user_text, timeout=timeout)
+
+    def reply(self, results, *, timeout):
+        return self._inner.reply(results, timeout=timeout)
+
+    def close(self):
+        self._inner.close()
+""",
+        (*ADAPTER_TESTS, HARNESS),
+    ),
+]
