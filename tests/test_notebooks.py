@@ -40,7 +40,15 @@ WRONG = [(name, answer) for name in NAMES for answer in wrong_answers(name)]
 
 
 def test_the_course_has_its_seven_notebooks_in_order() -> None:
-    expected = ["01_envelope", "02_dispatcher", "03_loop", "04_wire", "05_failures", "06_security", "07_capstone"]
+    expected = [
+        "01_envelope",
+        "02_dispatcher",
+        "03_loop",
+        "04_wire",
+        "05_failures",
+        "06_security",
+        "07_capstone",
+    ]
     assert expected == NAMES
 
 
