@@ -1,0 +1,166 @@
+"""Benchmark: `course-grade autograde --jobs 2` against plain sequential `nbgrader autograde`, same class.
+
+    .venv/bin/python benchmarks/grading_speed.py [--students 24] [--jobs 2] [ASSIGNMENT ...]
+
+Builds a synthetic class (every student submits every assignment: a quarter correct, a quarter with one
+of the published wrong answers, a quarter the untouched learner's version, a quarter broken by a syntax
+error), releases it into two scratch copies of the course, then times in one run: plain nbgrader, one
+`nbgrader autograde` per assignment as an instructor would run it, and `course-grade autograde`. It checks
+that both gradebooks hold the same score for every graded cell and prints the ratio of the two times.
+Target: at least 1.7x on 2 cores (2x is the limit). A ratio, not a timed assertion: machines here are shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import importlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from nbformat import NotebookNode
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from course_grade.course import Course  # noqa: E402
+from course_grade.gradebook import cell_scores  # noqa: E402
+from course_grade.notebooks import read, write  # noqa: E402
+from course_grade.pipeline import copy_course  # noqa: E402
+from grading.build_notebooks import GRADING, nbgrader_environment  # noqa: E402
+
+TARGET_RATIO = 1.7
+VARIANTS = ("correct", "wrong", "learner", "broken")
+
+
+def nbgrader(course: Path, *args: str) -> set[tuple[str, str]]:
+    """Run plain nbgrader on a course directory; return the (assignment, student) it could not process."""
+    command = [
+        sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR",
+        f"--CourseDirectory.root={course}", f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db",
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=course, env=nbgrader_environment(), capture_output=True, text=True)
+    failed = set(re.findall(r"error processing assignment '([^']+)' for student '([^']+)'", done.stderr))
+    if done.returncode != 0 and not failed:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{done.stderr[-3000:]}")
+    return failed
+
+
+def wrong_answers(assignment: str) -> list[tuple[str, str]]:
+    """(solution grade_id, wrong code) of an assignment's published wrong answers (none if it has no module)."""
+    try:
+        module = importlib.import_module(f"grading.wrong_answers.{assignment}")
+    except ModuleNotFoundError:
+        return []
+    return [(answer.cell, answer.code) for answer in module.WRONG_ANSWERS]
+
+
+def replaced(notebook: NotebookNode, grade_id: str, source: str) -> NotebookNode:
+    """A copy of a notebook whose cell `grade_id` has the given source."""
+    changed = copy.deepcopy(notebook)
+    for cell in changed.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
+            cell.source = source
+    return changed
+
+
+def build_class(course: Course, assignments: list[str], students: int, folder: Path) -> dict[str, int]:
+    """Write `folder/<student>/<assignment>/<notebook>.ipynb` for every student; count each variant."""
+    counts = dict.fromkeys(VARIANTS, 0)
+    for assignment in assignments:
+        name = course.notebooks(assignment)[0]
+        instructor = read(course.folder("source", assignment=assignment) / f"{name}.ipynb")
+        learner = read(course.folder("release", assignment=assignment) / f"{name}.ipynb")
+        first_solution = next(
+            cell.metadata["nbgrader"]["grade_id"]
+            for cell in instructor.cells
+            if cell.metadata.get("nbgrader", {}).get("solution")
+        )
+        wrong = wrong_answers(assignment) or [(first_solution, "raise NotImplementedError()")]
+        for number in range(students):
+            variant = VARIANTS[number % len(VARIANTS)]
+            counts[variant] += 1
+            if variant == "correct":
+                notebook = instructor
+            elif variant == "learner":
+                notebook = learner
+            elif variant == "wrong":
+                cell, code = wrong[(number // len(VARIANTS)) % len(wrong)]
+                notebook = replaced(instructor, cell, code)
+            else:
+                notebook = replaced(instructor, first_solution, "def broken(:\n    pass\n")
+            target = folder / f"student-{number:02d}" / assignment
+            target.mkdir(parents=True, exist_ok=True)
+            write(notebook, target / f"{name}.ipynb")
+    return counts
+
+
+def main() -> int:
+    """Build the class, time both ways, compare the grades, print the ratio."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("assignments", nargs="*", help="(default: every assignment of the course)")
+    parser.add_argument("--students", type=int, default=24)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="grading-speed-") as scratch:
+        root = Path(scratch)
+        sequential, parallel = (
+            copy_course(GRADING, root / "sequential"),
+            copy_course(GRADING, root / "parallel"),
+        )
+        assignments = Course.open(sequential).select(args.assignments)
+        for course in (sequential, parallel):
+            for assignment in assignments:
+                nbgrader(course, "generate_assignment", assignment, "--force")
+        counts = build_class(Course.open(sequential), assignments, args.students, root / "class")
+        notebooks = args.students * len(assignments)
+        print(
+            f"class: {args.students} students x {len(assignments)} assignments = {notebooks} notebooks {counts}"
+        )
+
+        shutil.copytree(root / "class", sequential / "submitted")
+        start = time.perf_counter()
+        failed: set[tuple[str, str]] = set()
+        for assignment in assignments:
+            failed |= nbgrader(sequential, "autograde", assignment, "--force")
+        plain = time.perf_counter() - start
+        print(f"plain nbgrader autograde, sequential:   {plain:7.1f} s", flush=True)
+        if failed:  # nbgrader goes on with the others, and leaves these with no grades
+            print(f"  plain nbgrader could not grade {sorted(failed)}: their grades are not compared")
+
+        start = time.perf_counter()
+        command = [
+            str(Path(sys.executable).parent / "course-grade"), "autograde", str(root / "class"), *assignments,
+            "--course", str(parallel), "--jobs", str(args.jobs),
+        ]  # fmt: skip
+        subprocess.run(command, env=nbgrader_environment(), check=True, capture_output=True)
+        ours = time.perf_counter() - start
+        print(f"course-grade autograde --jobs {args.jobs}:      {ours:7.1f} s", flush=True)
+
+        plain_scores = {
+            k: v
+            for k, v in cell_scores(f"sqlite:///{sequential}/gradebook.db").items()
+            if k[:2] not in failed
+        }
+        our_scores = {
+            k: v for k, v in cell_scores(f"sqlite:///{parallel}/gradebook.db").items() if k[:2] not in failed
+        }
+        same = plain_scores == our_scores and len(plain_scores) > 0
+        differing = sorted(
+            k for k in plain_scores.keys() | our_scores.keys() if plain_scores.get(k) != our_scores.get(k)
+        )
+        ratio = plain / ours
+        verdict = "meets" if ratio >= TARGET_RATIO else "BELOW"
+        print(
+            f"grades: {len(plain_scores)} graded cells, {'identical' if same else 'DIFFERENT: ' + repr(differing[:5])}"
+        )
+        print(f"speed-up: {plain:.1f} s / {ours:.1f} s = {ratio:.2f}x ({verdict} the {TARGET_RATIO}x target)")
+        return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

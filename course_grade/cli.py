@@ -1,0 +1,123 @@
+"""`course-grade`: the instructor's grading pipeline in one command, step by step or all at once.
+
+    course-grade release   [ASSIGNMENT ...]              the learners' versions (nbgrader generate_assignment)
+    course-grade autograde SUBMISSIONS [ASSIGNMENT ...]  grade a folder of submissions, in parallel
+    course-grade feedback  [ASSIGNMENT ...]              one HTML page per learner and notebook
+    course-grade export    [ASSIGNMENT ...] [--to CSV]   grades.csv
+    course-grade run       SUBMISSIONS [ASSIGNMENT ...]  all of the above, then a summary
+
+Exit status 0 when the pipeline ran (every submission graded, even with 0 points or a problem noted),
+1 when it could not run (no course, no gradebook, a failed release), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+from course_grade.course import REPOSITORY_COURSE, Course, CourseError, use_this_environment
+from course_grade.pipeline import Pipeline, default_jobs
+from course_grade.summary import render
+
+DEFAULT_SUBMISSION_TIMEOUT = 900
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: common options are accepted before or after the step's name."""
+    common = argparse.ArgumentParser(add_help=False)
+    options = common.add_argument_group("options of every step")
+    keep = argparse.SUPPRESS  # so that an option given before the step is not reset by the step's parser
+    options.add_argument(
+        "--course", type=Path, default=keep, help="the nbgrader course directory (default: grading/)"
+    )
+    options.add_argument(
+        "--db", default=keep, help="the gradebook's SQLAlchemy URL (default: the course's sqlite file)"
+    )
+    options.add_argument(
+        "--jobs", type=int, default=keep, help="worker processes (default: the number of cores)"
+    )
+    options.add_argument(
+        "--timeout", type=int, default=keep, help="seconds per cell (default: the course's config)"
+    )
+    options.add_argument(
+        "--submission-timeout", type=float, default=keep,
+        help=f"seconds per submission before its worker is stopped (default: {DEFAULT_SUBMISSION_TIMEOUT})",
+    )  # fmt: skip
+    main_parser = argparse.ArgumentParser(
+        prog="course-grade",
+        parents=[common],
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    steps = main_parser.add_subparsers(dest="step", required=True, metavar="STEP")
+    for name, text, takes_submissions, writes_csv in [
+        ("release", "generate the learners' versions (nbgrader generate_assignment)", False, False),
+        ("autograde", "autograde a folder of submissions in parallel", True, False),
+        ("feedback", "render the feedback of every autograded submission", False, False),
+        ("export", "write the grades as CSV", False, True),
+        ("run", "release, autograde, feedback and export, then print a summary", True, True),
+    ]:
+        step = steps.add_parser(name, parents=[common], help=text, description=text)
+        if takes_submissions:
+            step.add_argument(
+                "submissions", type=Path,
+                help="submitted/<student>/<assignment>/<notebook>.ipynb, or a folder of <student>.zip files",
+            )  # fmt: skip
+        step.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="(default: every assignment)")
+        if writes_csv:
+            step.add_argument(
+                "--to", type=Path, default=Path("grades.csv"), help="the CSV file (default: grades.csv)"
+            )
+    return main_parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one step (or all of them) and return the exit status."""
+    args = parser().parse_args(argv)
+    use_this_environment()
+    warnings.filterwarnings("ignore", module="nbgrader")
+    warnings.filterwarnings("ignore", message=".*not in session.*")
+    try:
+        course = Course.open(
+            getattr(args, "course", REPOSITORY_COURSE),
+            getattr(args, "db", None),
+            getattr(args, "timeout", None),
+        )
+        names = course.select(args.assignments)
+        jobs = max(1, getattr(args, "jobs", default_jobs()))
+        deadline = getattr(args, "submission_timeout", DEFAULT_SUBMISSION_TIMEOUT)
+        with Pipeline(course, jobs, deadline, lambda line: print(line, flush=True)) as pipeline:
+            return _step(pipeline, args, names)
+    except CourseError as error:
+        print(f"course-grade: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("course-grade: interrupted", file=sys.stderr)
+        return 130
+
+
+def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int:
+    """Run the step the command line names."""
+    if args.step == "release":
+        pipeline.release(names)
+    elif args.step == "feedback":
+        pipeline.feedback(names)
+    elif args.step == "export":
+        pipeline.export(names, args.to)
+    elif args.step == "autograde":
+        outcomes = pipeline.autograde(args.submissions, names)
+        print("\n" + render(outcomes, pipeline.skipped), flush=True)
+    else:
+        pipeline.pool()  # the workers start (and import nbgrader) while the assignments are released
+        pipeline.release(names)
+        outcomes = pipeline.autograde(args.submissions, names)
+        pipeline.feedback(names, [(outcome.student, outcome.assignment) for outcome in outcomes])
+        pipeline.export(names, args.to)
+        print("\n" + render(outcomes, pipeline.skipped), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

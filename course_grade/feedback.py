@@ -1,0 +1,74 @@
+"""The learner's feedback: nbgrader's HTML with the grading notes on top, or a page of its own when there is
+no autograded notebook to render (a missing, renamed or unreadable notebook, or one that could not be graded).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from pathlib import Path
+
+from course_grade.problems import KINDS, Note
+
+BEGIN, END = "<!-- course-grade notes -->", "<!-- /course-grade notes -->"
+ANCHOR = '<div class="container">'
+
+STYLE = (
+    "border:2px solid #c0392b;border-radius:6px;padding:10px 16px;margin:16px 0;"
+    "background:#fdf2f0;font-family:sans-serif"
+)
+
+
+def notes_panel(notes: Iterable[Note]) -> str:
+    """The block listing the notes, as HTML."""
+    items = "".join(
+        f"<li><strong>{html.escape(KINDS.get(note.kind, note.kind))}</strong>: {html.escape(note.text)}</li>"
+        for note in notes
+    )
+    return (
+        f'{BEGIN}<div class="grading-notes" style="{STYLE}"><h4>Grading notes</h4><ul>{items}</ul></div>{END}'
+    )
+
+
+def with_notes(page: str, notes: list[Note]) -> str:
+    """nbgrader's feedback page with the notes panel at the top (replacing an earlier one: reruns are clean)."""
+    if BEGIN in page and END in page:
+        page = page[: page.index(BEGIN)] + page[page.index(END) + len(END) :]
+    if not notes:
+        return page
+    panel = notes_panel(notes)
+    if ANCHOR in page:
+        return page.replace(ANCHOR, ANCHOR + panel, 1)
+    return page.replace("<body>", "<body>" + panel, 1) if "<body>" in page else panel + page
+
+
+def page_without_notebook(notebook: str, score: float, max_score: float, notes: list[Note]) -> str:
+    """A feedback page for a notebook nbgrader had nothing to render for."""
+    title = html.escape(notebook)
+    return (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title></head>'
+        f'<body style="font-family:sans-serif;max-width:50em;margin:2em auto">'
+        f"<h1>{title} (Score: {score:.1f} / {max_score:.1f})</h1>"
+        f"<p>There is no graded notebook to show: see why below.</p>{notes_panel(notes)}</body></html>\n"
+    )
+
+
+def finish(folder: Path, notebooks: Iterable[tuple[str, float, float]], notes: list[Note]) -> list[Path]:
+    """Add the notes to each notebook's feedback in `folder`, writing a page where nbgrader wrote none.
+
+    `notebooks` gives (name, score, max score) for each notebook of the assignment.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = []
+    for name, score, max_score in notebooks:
+        page = folder / f"{name}.html"
+        if page.is_file():
+            text = with_notes(page.read_text(encoding="utf-8"), notes)
+        else:
+            fallback_notes = notes or [Note("missing", f"{name}.ipynb was not graded.")]
+            text = page_without_notebook(name, score, max_score, fallback_notes)
+        if page.exists():
+            page.chmod(0o644)  # nbgrader may have written it read-only for others
+        page.write_text(text, encoding="utf-8")
+        pages.append(page)
+    return pages

@@ -1,0 +1,185 @@
+"""The gradebook side: a template gradebook for the workers, and the one writer that records their grades.
+
+Workers autograde in scratch course directories, each with its own copy of a template gradebook that
+holds the course's assignment definitions (notebooks, graded cells, checksums, due dates) and no
+students. nbgrader's own `autograde` fills that copy; `record` then copies the automatic results into the
+real gradebook, applying the rules nbgrader's `SaveAutoGrades` applies, from one process only. So the
+real gradebook has a single writer, whatever the database, and ends as a sequential `nbgrader
+autograde` would leave it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlalchemy
+from nbgrader.api import Gradebook, MissingEntry  # type: ignore[import-untyped]
+
+from course_grade.problems import NotebookDefinition
+
+
+@dataclass(frozen=True)
+class NotebookGrades:
+    """nbgrader's automatic results for one autograded notebook."""
+
+    name: str
+    """The notebook's name, without .ipynb."""
+    scores: Mapping[str, float | None]
+    """grade_id -> auto_score of every graded cell."""
+    comments: Mapping[str, str | None]
+    """grade_id -> auto_comment of every solution and task cell."""
+    late_penalty: float | None = None
+    """The late-submission penalty nbgrader's plugin assigned."""
+
+
+@dataclass(frozen=True)
+class SubmissionGrades:
+    """nbgrader's automatic results for one submitted assignment; notebooks absent here score 0."""
+
+    student: str
+    assignment: str
+    timestamp: datetime.datetime | None = None
+    notebooks: tuple[NotebookGrades, ...] = field(default=())
+
+
+def build_template(real_url: str, template: Path, course_id: str, assignments: list[str]) -> None:
+    """Write a sqlite gradebook holding the definitions of `assignments` from the real one, and no students."""
+    _stamp(real_url, template)
+    with Gradebook(real_url, course_id) as real, Gradebook(f"sqlite:///{template}", course_id) as copy:
+        for name in assignments:
+            assignment = real.find_assignment(name)
+            copy.update_or_create_assignment(name, duedate=assignment.duedate)
+            for notebook in assignment.notebooks:
+                nb = notebook.name
+                copy.update_or_create_notebook(nb, name, kernelspec=notebook.kernelspec)
+                for cell in notebook.source_cells:
+                    copy.update_or_create_source_cell(
+                        cell.name, nb, name,
+                        cell_type=cell.cell_type, locked=cell.locked, source=cell.source, checksum=cell.checksum,
+                    )  # fmt: skip
+                for graded in notebook.grade_cells:
+                    copy.update_or_create_grade_cell(
+                        graded.name, nb, name, max_score=graded.max_score, cell_type=graded.cell_type
+                    )
+                for solution in notebook.solution_cells:
+                    copy.update_or_create_solution_cell(solution.name, nb, name)
+                for task in notebook.task_cells:
+                    copy.update_or_create_task_cell(
+                        task.name, nb, name, max_score=task.max_score, cell_type=task.cell_type
+                    )
+
+
+def _stamp(real_url: str, template: Path) -> None:
+    """Give a new sqlite gradebook the real one's schema version (else nbgrader runs `alembic` to find it)."""
+    engine = sqlalchemy.create_engine(real_url)
+    try:
+        with engine.connect() as connection:
+            version = connection.execute(sqlalchemy.text("SELECT version_num FROM alembic_version")).scalar()
+    except sqlalchemy.exc.SQLAlchemyError:
+        return  # nbgrader will stamp it itself
+    finally:
+        engine.dispose()
+    database = sqlite3.connect(template)
+    with database:  # commits
+        database.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+        database.execute("INSERT INTO alembic_version (version_num) VALUES (?)", (version,))
+    database.close()
+
+
+def missing_assignments(url: str, course_id: str, assignments: list[str]) -> list[str]:
+    """The assignments that are not in the gradebook yet (`course-grade release` puts them there)."""
+    with Gradebook(url, course_id) as gradebook:
+        known = {assignment.name for assignment in gradebook.assignments}
+    return [name for name in assignments if name not in known]
+
+
+def definitions(url: str, course_id: str, assignment: str) -> list[NotebookDefinition]:
+    """What the gradebook knows about each notebook of an assignment, for checking submissions."""
+    with Gradebook(url, course_id) as gradebook:
+        result = []
+        for notebook in gradebook.find_assignment(assignment).notebooks:
+            graded = {cell.name: float(cell.max_score) for cell in notebook.grade_cells}
+            locked = {cell.name: cell.source or "" for cell in notebook.source_cells if cell.locked}
+            exercises = [*notebook.grade_cells, *notebook.solution_cells, *notebook.task_cells]
+            ids = frozenset(cell.name for cell in exercises)
+            result.append(NotebookDefinition(notebook.name, graded, locked, ids))
+        return result
+
+
+def read_results(
+    url: str, course_id: str, assignment: str, student: str, graded: list[str]
+) -> SubmissionGrades:
+    """The automatic results nbgrader stored for one submission, for the notebooks it graded."""
+    with Gradebook(url, course_id) as gradebook:
+        submission = gradebook.find_submission(assignment, student)
+        notebooks = tuple(
+            NotebookGrades(
+                notebook.name,
+                {grade.name: grade.auto_score for grade in notebook.grades},
+                {comment.name: comment.auto_comment for comment in notebook.comments},
+                notebook.late_submission_penalty,
+            )
+            for notebook in submission.notebooks
+            if notebook.name in graded
+        )
+        return SubmissionGrades(student, assignment, submission.timestamp, notebooks)
+
+
+def record(gradebook: Gradebook, result: SubmissionGrades) -> None:
+    """Record one submission's automatic results as nbgrader's autograde would; absent notebooks score 0."""
+    gradebook.update_or_create_student(result.student)
+    if result.timestamp is not None:
+        gradebook.update_or_create_submission(result.assignment, result.student, timestamp=result.timestamp)
+    else:
+        gradebook.update_or_create_submission(result.assignment, result.student)
+    by_name = {notebook.name: notebook for notebook in result.notebooks}
+    for notebook in gradebook.find_assignment(result.assignment).notebooks:
+        submitted = gradebook.find_submission_notebook(notebook.name, result.assignment, result.student)
+        graded = by_name.get(notebook.name)
+        for grade in submitted.grades:
+            if graded is None:  # nbgrader's rule for a notebook that was not submitted
+                grade.auto_score, grade.needs_manual_grade = 0, False
+                continue
+            score = _bounded(graded.scores.get(grade.name), float(grade.max_score))
+            grade.auto_score = score
+            grade.needs_manual_grade = grade.manual_score is not None or score is None
+        if graded is not None:
+            for comment in submitted.comments:
+                comment.auto_comment = graded.comments.get(comment.name)
+            submitted.late_submission_penalty = graded.late_penalty
+    gradebook.db.commit()
+
+
+def _bounded(score: float | None, most: float) -> float | None:
+    """A score clamped to [0, most]: a worker's scratch gradebook is within reach of the learner's code."""
+    return None if score is None else min(max(float(score), 0.0), most)
+
+
+def scores(url: str, course_id: str, assignment: str, students: list[str]) -> dict[str, tuple[float, float]]:
+    """student -> (score, max score) of their submission, for the students who have one."""
+    found: dict[str, tuple[float, float]] = {}
+    with Gradebook(url, course_id) as gradebook:
+        for student in students:
+            try:
+                submission = gradebook.find_submission(assignment, student)
+            except MissingEntry:
+                continue
+            found[student] = (float(submission.score), float(submission.max_score))
+    return found
+
+
+def cell_scores(url: str, course_id: str = "default_course") -> dict[tuple[str, str, str, str], float | None]:
+    """(assignment, student, notebook, grade_id) -> auto_score of every grade in the gradebook."""
+    table: dict[tuple[str, str, str, str], float | None] = {}
+    with Gradebook(url, course_id) as gradebook:
+        for assignment in gradebook.assignments:
+            for submission in assignment.submissions:
+                for notebook in submission.notebooks:
+                    for grade in notebook.grades:
+                        key = (assignment.name, submission.student.id, notebook.name, grade.name)
+                        table[key] = grade.auto_score
+    return table

@@ -1,0 +1,197 @@
+"""nbgrader 0.9.6, hardened where a hostile or broken submission stops it; each class fixes one thing.
+
+- `GuardedExecute` (replaces `Execute`): nbgrader stops grading a submission whose kernel dies
+  (`os._exit`, a crash, memory exhaustion) and leaves its grades empty; this records the death as an error
+  on that cell and on every later code cell, so the cells that ran keep their points and the rest score 0.
+  It also caps each cell's output while the kernel runs (nbgrader's `LimitOutput` counts lines, so one
+  line of megabytes passes), never dropping an error or the fact that stderr was written.
+- `SafeOverwriteCells` (replaces `OverwriteCells`): with `add_missing_cells`, nbgrader raises `KeyError` on
+  a duplicated graded cell or a notebook from another assignment: the cells it un-grades keep a partial
+  `nbgrader` metadata, and a missing test is put back after its solution cell, which may be missing too.
+  This removes that metadata whole, and puts a test back after the nearest earlier cell still there.
+- `LiteralAutograde`, `LiteralGenerateFeedback`: nbgrader globs inside the folder it matched, so a student
+  id holding `[`, `*` or `?` matches no notebook; these escape that folder first.
+
+`c.Execute.*` and `c.OverwriteCells.*` settings apply to the subclasses as to the originals.
+"""
+
+from __future__ import annotations
+
+import copy
+import glob
+import json
+import os
+from typing import Any
+
+from nbclient.exceptions import DeadKernelError
+from nbformat import NotebookNode
+from nbgrader.converters import Autograde, GenerateFeedback, NbGraderException  # type: ignore[import-untyped]
+from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[import-untyped]
+from traitlets import Integer
+
+from course_grade.notebooks import node
+
+DIED = "the kernel died while running this cell (os._exit, a crash or too much memory)"
+NOT_RUN = "not run: the kernel died in an earlier cell"
+
+
+def _error(message: str) -> NotebookNode:
+    """An error output nbgrader scores as a failure, showing `message` in the feedback."""
+    return node(
+        output_type="error",
+        ename="DeadKernelError",
+        evalue=message,
+        traceback=[f"DeadKernelError: {message}"],
+    )
+
+
+class GuardedExecute(Execute):  # type: ignore[misc]
+    """Execute every cell; after a kernel death, mark the rest as failed; cap each cell's output."""
+
+    max_output_chars = Integer(
+        200_000, help="Characters of output kept per cell while executing; errors are always kept."
+    ).tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
+        """Execute the notebook; a kernel death fails the cells from there on instead of the whole notebook."""
+        self._died = False
+        self._sizes: dict[int, int] = {}
+        return super().preprocess(nb, resources, km)
+
+    def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
+        """Execute one cell, or mark it failed if the kernel is already dead."""
+        if cell.cell_type != "code":
+            return cell, resources
+        if self._died:
+            cell.outputs = [_error(NOT_RUN)]
+            return cell, resources
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            self._died = True
+            cell.outputs.append(_error(DIED))
+            return cell, resources
+
+    def output(
+        self, outs: list[NotebookNode], msg: dict[str, Any], display_id: str | None, cell_index: int
+    ) -> Any:
+        """Keep an output only while the cell's outputs stay under the cap.
+
+        What decides a grade survives the cap, shortened: an error, a result (nbgrader reads partial
+        credit from it), and the fact that something was written to stderr.
+        """
+        out = super().output(outs, msg, display_id, cell_index)
+        if out is None or not outs or outs[-1] is not out:
+            return out
+        before = self._sizes.get(cell_index, 0)
+        total = before + len(json.dumps(out, default=str))
+        self._sizes[cell_index] = total
+        if total <= self.max_output_chars:
+            return out
+        if out.output_type == "stream" and before < self.max_output_chars:  # keep the start of it
+            out.text = str(out.get("text", ""))[: self.max_output_chars - before]
+            outs.append(node(output_type="stream", name="stdout", text=self._marker()))
+            return out
+        if out.output_type == "error":
+            out.evalue = str(out.get("evalue", ""))[:2000]
+            out.traceback = [str(line)[:2000] for line in out.get("traceback", [])[:100]]
+            return out
+        if out.output_type == "execute_result":
+            out.data = {"text/plain": str(out.get("data", {}).get("text/plain", ""))[:2000]}
+            out.metadata = {}
+            return out
+        if display_id:  # a later update_display_data finds it by position: keep it, emptied
+            out.data, out.metadata = {"text/plain": "[output cut]"}, {}
+            return out
+        outs.pop()
+        if out.output_type == "stream" and out.name == "stderr" and not _has_stderr(outs):
+            outs.append(node(output_type="stream", name="stderr", text="[stderr output cut]\n"))
+        if not any(_is_marker(o) for o in outs):
+            outs.append(node(output_type="stream", name="stdout", text=self._marker()))
+        return None
+
+    def _marker(self) -> str:
+        """The line that replaces the output cut (on stdout: stderr would fail the cell)."""
+        return f"\n[output truncated by the grader: more than {self.max_output_chars:,} characters]\n"
+
+
+def _has_stderr(outs: list[NotebookNode]) -> bool:
+    """True if the cell already has output on stderr."""
+    return any(o.output_type == "stream" and o.get("name") == "stderr" for o in outs)
+
+
+def _is_marker(output: NotebookNode) -> bool:
+    """True for the truncation marker this class adds."""
+    return output.output_type == "stream" and "[output truncated by the grader" in output.get("text", "")
+
+
+class SafeOverwriteCells(OverwriteCells):  # type: ignore[misc]
+    """nbgrader's OverwriteCells; a cell it un-grades loses its whole nbgrader metadata, not just the id."""
+
+    def preprocess(self, nb: NotebookNode, resources: Any) -> Any:
+        """Drop the empty metadata DeduplicateIds leaves on extra copies, then overwrite as nbgrader does."""
+        for cell in nb.cells:
+            if "nbgrader" in cell.metadata and not cell.metadata.nbgrader.get("grade_id"):
+                del cell.metadata["nbgrader"]
+        return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
+        """Overwrite one cell; if nbgrader removed its grade_id (unknown cell), remove the rest too."""
+        cell, resources = super().preprocess_cell(cell, resources, index)
+        if "nbgrader" in cell.metadata and "grade_id" not in cell.metadata.nbgrader:
+            del cell.metadata["nbgrader"]
+        return cell, resources
+
+    def add_missing_grade_cells(self, nb: NotebookNode, resources: Any) -> Any:
+        """nbgrader's way when it works; when a test's preceding cell is missing too, this class's way."""
+        try:
+            return super().add_missing_grade_cells(copy.deepcopy(nb), resources)
+        except KeyError:
+            return self._put_back(nb), resources
+
+    def _put_back(self, nb: NotebookNode) -> NotebookNode:
+        """Insert every missing graded cell after the nearest earlier source cell present (or first)."""
+        source = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+        order = [cell.name for cell in source.source_cells]
+        graded = {cell.name: cell for cell in source.grade_cells}
+        solutions = {cell.name for cell in source.solution_cells}
+        for position, name in enumerate(order):
+            present = {_grade_id(cell): index for index, cell in enumerate(nb.cells) if _grade_id(cell)}
+            if name not in graded or name in present:
+                continue
+            restored = self.missing_cell_transform(
+                source.source_cells[position], graded[name].max_score, is_solution=name in solutions
+            )
+            earlier = [present[other] for other in order[:position] if other in present]
+            nb.cells.insert(max(earlier) + 1 if earlier else 0, restored)
+        return nb
+
+
+def _grade_id(cell: NotebookNode) -> str:
+    """A cell's grade_id, or "" if it has none."""
+    return str(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
+
+
+class _LiteralFolders:
+    """nbgrader's `init_notebooks`, escaping each matched folder before globbing the notebooks inside it."""
+
+    def init_notebooks(self) -> None:
+        """Find the notebooks to convert, as nbgrader does, for any folder name."""
+        converter: Any = self  # an nbgrader converter: this class is only mixed into those
+        converter.assignments, converter.notebooks = {}, []
+        coursedir = converter.coursedir
+        pattern = converter._format_source(coursedir.assignment_id, coursedir.student_id)
+        for folder in glob.glob(pattern):
+            found = glob.glob(os.path.join(glob.escape(folder), coursedir.notebook_id + ".ipynb"))
+            if found:
+                converter.assignments[folder] = found
+        if not converter.assignments:
+            raise NbGraderException(f"No notebooks were matched by '{pattern}'")
+
+
+class LiteralAutograde(_LiteralFolders, Autograde):  # type: ignore[misc]
+    """nbgrader's Autograde for any student id."""
+
+
+class LiteralGenerateFeedback(_LiteralFolders, GenerateFeedback):  # type: ignore[misc]
+    """nbgrader's GenerateFeedback for any student id."""

@@ -1,0 +1,131 @@
+"""Taking submissions in: a folder in nbgrader's `submitted/` layout, or a folder of per-student zip files.
+
+Either way they end up where nbgrader keeps them, `<course>/submitted/<student>/<assignment>/`, and the
+result is the list of (student, assignment) pairs to grade. Zip files go through nbgrader's own
+`zip_collect` (`<student>.zip` holding `<assignment>/<notebook>.ipynb`, at any depth).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from course_grade.course import Course, CourseError
+from course_grade.files import only_regular, replace
+
+MAX_STUDENT_ID = 128
+"""nbgrader's gradebook stores student ids in a column of this many characters."""
+
+
+@dataclass(frozen=True)
+class Intake:
+    """The submissions found in a folder, and what was left out and why."""
+
+    submissions: list[tuple[str, str]] = field(default_factory=list)
+    """(student, assignment) pairs, now in the course's submitted/ folder."""
+    skipped: list[str] = field(default_factory=list)
+    """One line per entry that is not a submission: "name: why"."""
+
+
+def take_in(course: Course, folder: Path, assignments: list[str]) -> Intake:
+    """Put the submissions of `folder` into the course's submitted/ folder and list them."""
+    if not folder.is_dir():
+        raise CourseError(f"{folder} is not a folder of submissions")
+    zips = sorted(p for p in folder.iterdir() if p.suffix == ".zip" and p.is_file())
+    if zips:
+        return _from_zips(course, zips, assignments)
+    return _from_folders(course, folder, assignments)
+
+
+def student_id_problem(name: str) -> str | None:
+    """Why a folder or zip name cannot be a student id nbgrader records faithfully, or None if it can."""
+    if name.startswith("."):
+        return "hidden (its name starts with a dot)"
+    if name != name.strip():
+        return "nbgrader strips spaces around a student id, so this name would not match its own folder"
+    if len(name) > MAX_STUDENT_ID:
+        return f"longer than the {MAX_STUDENT_ID} characters the gradebook stores"
+    if any(ord(character) < 32 or ord(character) == 127 for character in name):
+        return "contains control characters"
+    return None
+
+
+def _from_folders(course: Course, folder: Path, assignments: list[str]) -> Intake:
+    """Copy `<folder>/<student>/<assignment>/` into the course (nothing to copy if it is the course's own)."""
+    intake = Intake()
+    for entry in sorted(folder.iterdir()):
+        problem = student_id_problem(entry.name)
+        if problem is None and (entry.is_symlink() or not entry.is_dir()):
+            problem = "not a folder"
+        if problem is not None:
+            intake.skipped.append(f"{entry.name}: {problem}")
+            continue
+        found = [name for name in assignments if (entry / name).is_dir() and not (entry / name).is_symlink()]
+        if not found:
+            intake.skipped.append(
+                f"{entry.name}: no folder named after an assignment ({', '.join(assignments)})"
+            )
+        for assignment in found:
+            source, target = entry / assignment, course.folder("submitted", entry.name, assignment)
+            if source.resolve() != target.resolve():
+                replace(target, functools.partial(_copy_folder, source))
+            intake.submissions.append((entry.name, assignment))
+    return intake
+
+
+def _copy_folder(source: Path, target: Path) -> None:
+    """Copy a submission folder as it is (symbolic links stay links: the worker leaves them out)."""
+    shutil.copytree(source, target, symlinks=True, ignore=only_regular)
+
+
+def _from_zips(course: Course, zips: list[Path], assignments: list[str]) -> Intake:
+    """Collect per-student zip files with nbgrader's zip_collect, one assignment at a time."""
+    intake = Intake()
+    students = []
+    for path in zips:
+        problem = student_id_problem(path.stem)
+        if problem is not None:
+            intake.skipped.append(f"{path.name}: {problem}")
+        else:
+            students.append(path)
+    for assignment in assignments:
+        archive = course.folder("downloaded", assignment) / "archive"
+        replace(archive, lambda destination: destination.mkdir(parents=True))
+        for path in students:
+            shutil.copyfile(path, archive / path.name)
+            replace(course.folder("submitted", path.stem, assignment), lambda destination: None)
+        _zip_collect(course, assignment)
+        intake.submissions.extend(
+            (path.stem, assignment)
+            for path in students
+            if course.folder("submitted", path.stem, assignment).is_dir()
+        )
+    found = {student for student, _ in intake.submissions}
+    intake.skipped.extend(
+        f"{path.name}: holds no folder named after an assignment ({', '.join(assignments)})"
+        for path in students
+        if path.stem not in found
+    )
+    intake.submissions.sort()
+    return intake
+
+
+def _zip_collect(course: Course, assignment: str) -> None:
+    """Run `nbgrader zip_collect` for one assignment: notebooks under `<assignment>/` in each zip."""
+    extracted = re.escape(str(course.folder("downloaded", assignment) / "extracted"))
+    pattern = (
+        rf"^{extracted}/(?P<student_id>[^/]+)/(?:.*/)?{re.escape(assignment)}/(?P<file_id>[^/]+\.ipynb)$"
+    )
+    command = [
+        sys.executable, "-m", "nbgrader", "zip_collect", assignment, "--force", "--log-level=ERROR",
+        f"--CourseDirectory.root={course.root}", f"--CourseDirectory.db_url={course.db_url}",
+        f"--FileNameCollectorPlugin.named_regexp={pattern}",
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=course.root, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CourseError(f"nbgrader zip_collect {assignment} failed:\n{done.stderr[-2000:]}")

@@ -1,0 +1,210 @@
+"""A pool of worker processes that survives its workers: one job each at a time, a dead or stuck one replaced.
+
+A learner's kernel can kill the process that started it, or hang past every timeout. Each worker is
+driven by a thread of this process that sends it one job, waits for its answer with a deadline, and on
+a death or a timeout kills the worker with everything it started, answers the job with a failure saying
+why, and starts a fresh worker for the next job. Results come back to the calling thread one at a time,
+in the order they finish, so that the caller is the only one that ever records them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import multiprocessing
+import multiprocessing.forkserver
+import queue
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from types import TracebackType
+
+import psutil  # type: ignore[import-untyped]
+
+from course_grade.course import CourseError
+from course_grade.workers import READY, Job, Result, Settings, serve
+
+STARTUP_SECONDS = 300
+"""How long a new worker may take to import nbgrader and report ready (a loaded machine is slow)."""
+
+
+class WorkerStartError(CourseError):
+    """A worker process could not start: the pipeline cannot run (this is not any learner's doing)."""
+
+
+@dataclass
+class _Worker:
+    """One worker process and this side of its pipe."""
+
+    process: BaseProcess
+    connection: Connection
+
+
+class Pool:
+    """`size` worker processes grading jobs in parallel; use it as a context manager."""
+
+    def __init__(self, size: int, deadline: float, logs: Path) -> None:
+        self.size = max(1, size)
+        self.deadline = deadline
+        """Seconds one job may take before its worker is killed."""
+        self.logs = logs
+        """Folder for the workers' logs (nbgrader's messages and kernels' stray output)."""
+        self._workers: list[_Worker | None] = [None] * self.size
+        self._numbers = itertools.count(1)
+        self._context = _context()
+        self._closing = threading.Event()
+
+    def __enter__(self) -> Pool:
+        if self._context.get_start_method() == "forkserver":  # it imports nbgrader now, in the background
+            multiprocessing.forkserver.ensure_running()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._closing.set()
+        if kind is None:  # ask every worker to leave first, so that they wind down together
+            for worker in self._workers:
+                if worker is not None:
+                    with contextlib.suppress(OSError):
+                        worker.connection.send(None)
+        for slot in range(self.size):
+            self._stop(slot, gently=kind is None)
+
+    def run(self, jobs: Sequence[Job], settings: Settings) -> Iterator[Result]:
+        """Run every job; yield each result as it finishes (in this thread, the only one recording them)."""
+        pending: queue.SimpleQueue[Job] = queue.SimpleQueue()
+        for job in jobs:
+            pending.put(job)
+        done: queue.SimpleQueue[Result | WorkerStartError] = queue.SimpleQueue()
+        drivers = [
+            threading.Thread(target=self._drive, args=(slot, pending, done, settings), daemon=True)
+            for slot in range(min(self.size, len(jobs)))
+        ]
+        for driver in drivers:
+            driver.start()
+        for _ in jobs:
+            answer = done.get()
+            if isinstance(answer, WorkerStartError):
+                self._closing.set()
+                raise answer
+            yield answer
+        for driver in drivers:
+            driver.join()
+
+    def _drive(
+        self,
+        slot: int,
+        pending: queue.SimpleQueue[Job],
+        done: queue.SimpleQueue[Result | WorkerStartError],
+        settings: Settings,
+    ) -> None:
+        """Feed one worker jobs until none are left (or the pool is closing)."""
+        while not self._closing.is_set():
+            try:
+                job = pending.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.put(self._one(slot, job, settings))
+            except WorkerStartError as error:
+                done.put(error)
+                return
+
+    def _one(self, slot: int, job: Job, settings: Settings) -> Result:
+        """Send one job to the slot's worker and wait for its answer, replacing the worker if it fails.
+
+        A worker that dies is replaced and the job tried once more on the fresh one, in case something
+        left behind by an earlier job killed it; a job that kills its worker twice is failed.
+        """
+        reason = ""
+        for attempt in (1, 2):
+            worker = self._workers[slot] or self._start()
+            self._workers[slot] = worker
+            try:
+                worker.connection.send((job, settings))
+                if worker.connection.poll(self.deadline):
+                    answer: Result = worker.connection.recv()
+                    return answer
+                self._stop(slot, gently=False)
+                return job.failed(
+                    f"grading took longer than {self.deadline:.0f} s in total and was stopped "
+                    "(a cell that cannot be interrupted?); nothing of it could be graded."
+                )
+            except (EOFError, OSError):
+                reason = self._death(worker, attempt)
+                self._stop(slot, gently=False)
+        return job.failed(reason)
+
+    def _death(self, worker: _Worker, attempts: int) -> str:
+        """Why a worker stopped answering, for the learner and the instructor."""
+        worker.process.join(timeout=5)
+        code = worker.process.exitcode
+        if code is not None and code < 0:
+            how = f"was killed by {signal.Signals(-code).name}"
+        else:
+            how = f"stopped with exit status {code}"
+        times = " (twice)" if attempts > 1 else ""
+        return (
+            f"the process grading this notebook {how} while running it{times}; nothing of it could be graded."
+        )
+
+    def _start(self) -> _Worker:
+        """Start one worker process and wait until it is ready to take jobs."""
+        here, there = self._context.Pipe()
+        log = self.logs / f"worker-{next(self._numbers)}.log"
+        process = self._context.Process(target=serve, args=(there, log), daemon=True)  # type: ignore[attr-defined]
+        process.start()
+        there.close()
+        try:
+            if here.poll(STARTUP_SECONDS) and here.recv() == READY:
+                return _Worker(process, here)
+        except (EOFError, OSError):
+            pass
+        _kill_tree(process.pid)
+        process.join(timeout=5)
+        problem = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
+        raise WorkerStartError(
+            f"a worker process could not start (exit status {process.exitcode}){': ' if problem else ''}"
+            + "".join(problem)
+        )
+
+    def _stop(self, slot: int, gently: bool) -> None:
+        """Stop the slot's worker: wait for it to leave (it was asked), or kill it with all it started."""
+        worker, self._workers[slot] = self._workers[slot], None
+        if worker is None:
+            return
+        if gently:
+            worker.process.join(timeout=10)
+        if worker.process.is_alive():
+            _kill_tree(worker.process.pid)
+        worker.process.join(timeout=5)
+        worker.connection.close()
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """Fork workers from a server that imported nbgrader once (fast, thread-safe); spawn where there is none."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["course_grade.workers"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _kill_tree(pid: int | None) -> None:
+    """Kill a process and every process it started (kernels run in their own sessions, so not by group)."""
+    if pid is None:
+        return
+    try:
+        root = psutil.Process(pid)
+        family = [*root.children(recursive=True), root]
+    except psutil.NoSuchProcess:
+        return
+    for process in family:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
+    psutil.wait_procs(family, timeout=5)

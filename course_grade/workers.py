@@ -1,0 +1,285 @@
+"""The work a worker process does: autograde one submission in a scratch course, or render one feedback.
+
+`AutogradeJob` builds a throwaway course directory (the assignment's source, the one submission, a copy
+of the template gradebook), checks the submission, runs nbgrader's own autograde there through its
+Python API, and returns the grades, the autograded notebooks and the notes. The learner's code runs in
+that scratch copy only; whatever it writes is discarded with it. `FeedbackJob` runs nbgrader's
+generate_feedback for one student in the real course, reading the gradebook (no worker writes to it).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import tempfile
+import time
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from nbgrader.apps.api import NbGraderAPI  # type: ignore[import-untyped]
+from nbgrader.converters import Autograde, BaseConverter  # type: ignore[import-untyped]
+from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[import-untyped]
+from nbgrader.utils import capture_log, temp_attrs  # type: ignore[import-untyped]
+from traitlets.config import Config
+
+from course_grade.course import CONFIG_FILE, Course
+from course_grade.files import changed, copy_regular_files, files_under, fingerprint, remove_tree
+from course_grade.gradebook import SubmissionGrades, definitions, read_results
+from course_grade.hardened import (
+    GuardedExecute,
+    LiteralAutograde,
+    LiteralGenerateFeedback,
+    SafeOverwriteCells,
+)
+from course_grade.notebooks import parse
+from course_grade.problems import Note, execution_notes, inspect_submission
+
+READY = "ready"
+"""What a worker says once it can take jobs."""
+
+IGNORED = (".ipynb_checkpoints", "__pycache__")
+"""Folders nbgrader's default `CourseDirectory.ignore` leaves out; a learner's junk there is not reported."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every job needs to know about this run."""
+
+    course: Course
+    """The real course directory and gradebook."""
+    scratch: Path
+    """This run's scratch folder, outside the course directory."""
+    template: bytes = b""
+    """The template gradebook (definitions only, a sqlite file) each autograde job starts from. It travels
+    with every job rather than sitting in a file that a learner's code could find and change."""
+    elsewhere: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """"assignment/notebook" -> grade_ids of every notebook of the course, to recognise a misplaced one."""
+
+
+@dataclass(frozen=True)
+class AutogradeResult:
+    """What autograding one submission produced."""
+
+    grades: SubmissionGrades
+    """nbgrader's automatic results (notebooks absent from it score 0)."""
+    notes: tuple[Note, ...] = ()
+    """What went wrong, for the summary and the learner's feedback."""
+    notebooks: Mapping[str, bytes] = field(default_factory=dict)
+    """notebook name -> the autograded notebook nbgrader wrote."""
+    seconds: float = 0.0
+    """Time spent in the worker."""
+
+
+@dataclass(frozen=True)
+class FeedbackResult:
+    """Whether nbgrader rendered the feedback of one submission."""
+
+    student: str
+    assignment: str
+    error: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class AutogradeJob:
+    """Autograde one student's submission of one assignment."""
+
+    student: str
+    assignment: str
+    files: Mapping[str, str] = field(default_factory=dict)
+    """relative path -> content hash of the submission when it was taken in (see `files.fingerprint`)."""
+
+    def run(self, settings: Settings) -> AutogradeResult:
+        """Autograde in a scratch course directory that is deleted afterwards."""
+        start = time.perf_counter()
+        scratch = Path(tempfile.mkdtemp(prefix="job-", dir=settings.scratch))
+        try:
+            result = _autograde(self, settings, scratch)
+        finally:
+            remove_tree(scratch)
+        return AutogradeResult(result.grades, result.notes, result.notebooks, time.perf_counter() - start)
+
+    def failed(self, reason: str) -> AutogradeResult:
+        """The result when the submission could not be graded at all: every notebook scores 0."""
+        return AutogradeResult(
+            SubmissionGrades(self.student, self.assignment), (Note("grading-failed", reason),)
+        )
+
+
+@dataclass(frozen=True)
+class FeedbackJob:
+    """Render one student's feedback for one assignment with nbgrader's generate_feedback."""
+
+    student: str
+    assignment: str
+
+    def run(self, settings: Settings) -> FeedbackResult:
+        """Run generate_feedback for this student only."""
+        start = time.perf_counter()
+        outcome = convert(LiteralGenerateFeedback, settings.course.config(), self.assignment, self.student)
+        error = None if outcome["success"] else failure_reason(outcome)
+        return FeedbackResult(self.student, self.assignment, error, time.perf_counter() - start)
+
+    def failed(self, reason: str) -> FeedbackResult:
+        """The result when the worker could not render it."""
+        return FeedbackResult(self.student, self.assignment, reason)
+
+
+class SubmissionChanged(Exception):
+    """The files of a submission are not the ones taken in: it is not graded."""
+
+
+Job = AutogradeJob | FeedbackJob
+Result = AutogradeResult | FeedbackResult
+
+
+def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> AutogradeResult:
+    """Stage a scratch course, check the submission, let nbgrader grade it there, and collect everything."""
+    real, course = settings.course, scratch / "course"
+    url, notes = _stage(job, settings, scratch)
+    submitted = course / "submitted" / job.student / job.assignment
+    found, gradable = inspect_submission(
+        submitted, definitions(url, real.course_id, job.assignment), settings.elsewhere
+    )
+    notes += found
+    for path in submitted.glob("*.ipynb"):
+        if path.stem not in gradable:
+            path.unlink()  # nbgrader then scores it as not submitted
+    if not gradable:
+        return AutogradeResult(SubmissionGrades(job.student, job.assignment), tuple(notes))
+
+    autograded = course / "autograded" / job.student / job.assignment
+    expected = {f"{name}.ipynb" for name in gradable} | _plain_files(submitted)
+    expected |= _plain_files(course / "source" / job.assignment)
+    before = fingerprint(course, skip=course / "autograded")
+    outcome = convert(LiteralAutograde, _hardened(real.config(course, url)), job.assignment, job.student)
+    notes += _side_effects(
+        changed(before, fingerprint(course, skip=course / "autograded")), autograded, expected
+    )
+    if not outcome["success"]:
+        notes.append(Note("grading-failed", f"nbgrader could not grade it: {failure_reason(outcome)}"))
+        return AutogradeResult(SubmissionGrades(job.student, job.assignment), tuple(notes))
+
+    paths = {name: autograded / f"{name}.ipynb" for name in gradable}
+    notebooks = {name: path.read_bytes() for name, path in paths.items() if path.is_file()}
+    timeout = real.cell_timeout()
+    for name, data in notebooks.items():
+        notes += execution_notes(parse(data.decode("utf-8")), f"{name}.ipynb", timeout)
+    grades = read_results(url, real.course_id, job.assignment, job.student, list(notebooks))
+    return AutogradeResult(grades, tuple(notes), notebooks)
+
+
+def _stage(job: AutogradeJob, settings: Settings, scratch: Path) -> tuple[str, list[Note]]:
+    """Build the scratch course: the assignment's source, the submission, a copy of the template gradebook.
+
+    Returns the scratch gradebook's URL and the notes on what was left out (symbolic links).
+    """
+    real, course = settings.course, scratch / "course"
+    shutil.copytree(real.folder("source", assignment=job.assignment), course / "source" / job.assignment)
+    if (real.root / CONFIG_FILE).exists():
+        shutil.copyfile(real.root / CONFIG_FILE, course / CONFIG_FILE)
+    submitted = course / "submitted" / job.student / job.assignment
+    links = copy_regular_files(real.folder("submitted", job.student, job.assignment), submitted)
+    if job.files and fingerprint(submitted) != {k: v for k, v in job.files.items() if k not in links}:
+        raise SubmissionChanged("the submission changed after it was taken in (by another learner's code?)")
+    database = scratch / "gradebook" / "gradebook.db"  # outside the scratch course, out of `../` reach
+    database.parent.mkdir()
+    database.write_bytes(settings.template)
+    return f"sqlite:///{database}", [
+        Note("symlink", f"{link} is a symbolic link or a special file and was left out.") for link in links
+    ]
+
+
+def _side_effects(tampered: list[str], autograded: Path, expected: set[str]) -> list[Note]:
+    """Notes on what the learner's code wrote: next to the notebook, or elsewhere in the course directory."""
+    notes = []
+    written = sorted(
+        name
+        for name in files_under(autograded) - expected
+        if not any(part in IGNORED for part in Path(name).parts)
+    )
+    if written:
+        text = f"the notebook wrote files next to itself ({_few(written)}); they were discarded."
+        notes.append(Note("wrote-files", text))
+    if tampered:
+        text = (
+            f"the notebook changed files of the course directory ({_few(tampered)}); it ran in a scratch "
+            "copy, so only that copy changed, and it was thrown away."
+        )
+        notes.append(Note("tampered", text))
+    return notes
+
+
+def convert(converter: type[BaseConverter], config: Config, assignment: str, student: str) -> dict[str, Any]:
+    """Run one nbgrader converter for one submission, as nbgrader's Python API does; return its outcome."""
+    api = NbGraderAPI(config=config)
+    folders = {"assignment_id": glob.escape(assignment), "student_id": glob.escape(student)}
+    with temp_attrs(api.coursedir, **folders):
+        app = converter(coursedir=api.coursedir, parent=api)
+        app.force = True
+        outcome: dict[str, Any] = capture_log(app)
+        return outcome
+
+
+def _hardened(config: Config) -> Config:
+    """The course's configuration with nbgrader's Execute and OverwriteCells replaced by hardened ones."""
+    for step, original, replacement in [
+        ("autograde_preprocessors", Execute, GuardedExecute),
+        ("sanitize_preprocessors", OverwriteCells, SafeOverwriteCells),
+    ]:
+        configured = config.Autograde.get(step)
+        default = Autograde.class_traits()[step].default()
+        preprocessors = list(configured if configured is not None else default)
+        config.Autograde[step] = [replacement if p is original else p for p in preprocessors]
+    return config
+
+
+def _plain_files(folder: Path) -> set[str]:
+    """The non-notebook files under a folder, relative to it: nbgrader copies these next to the notebooks."""
+    return {name for name in files_under(folder) if not name.endswith(".ipynb")}
+
+
+def _few(names: list[str], most: int = 4) -> str:
+    """Up to `most` names, then how many more."""
+    shown = ", ".join(names[:most])
+    return shown if len(names) <= most else f"{shown} and {len(names) - most} more"
+
+
+def failure_reason(outcome: Mapping[str, Any]) -> str:
+    """The line of nbgrader's log or traceback that says what failed."""
+    text = "\n".join(str(outcome.get(key) or "") for key in ("log", "error"))
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [
+        line for line in lines
+        if re.match(r"^[\w.]*(Error|Exception|Exit)\b", line) and "NbGraderException" not in line
+    ]  # fmt: skip
+    return (errors or lines or ["no reason given"])[-1][:300]
+
+
+def serve(connection: Connection, log: Path) -> None:
+    """A worker process: take (job, settings) from the connection, send back each result, until None."""
+    os.setsid()  # ^C in the terminal reaches the pipeline, which stops its workers itself
+    descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(descriptor, 1)  # nbgrader's logging and kernels' stray output go to the log, not the terminal
+    os.dup2(descriptor, 2)
+    warnings.simplefilter("ignore")
+    connection.send(READY)
+    while True:
+        try:
+            message = connection.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        job, settings = message
+        try:
+            result = job.run(settings)
+        except Exception as error:  # one submission's trouble must never take the worker down
+            result = job.failed(f"{type(error).__name__}: {error}")
+        connection.send(result)

@@ -1,0 +1,240 @@
+"""course-grade end to end: one class holding every hostile case, graded once, then checked from every side.
+
+The class is the hostile pack (course_grade/hostile.py) of one assignment: the instructor's and learner's
+versions, a partial answer, and one student per hostile or broken submission. It is graded once per
+session with `course-grade run --jobs 2`; a few students are also graded by plain sequential nbgrader,
+and a small class of zip files is graded twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from course_grade.cli import main
+from course_grade.course import Course
+from course_grade.files import fingerprint
+from course_grade.gradebook import cell_scores, scores
+from course_grade.hostile import ODD_ID, Case, first_exercise_points, write_pack
+from course_grade.notebooks import read
+from course_grade.problems import KINDS, load_notes
+from tests.grading_helpers import Run, course_grade, csv_rows, fresh_course, sequential_scores, zip_students
+
+pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("course_grade")]
+"""One xdist worker runs this module: its class is graded once, not once per worker."""
+
+ASSIGNMENT = "01_envelope"
+PACK = [
+    "solution", "learner", "partial", "infinite-loop", "sys-exit", "kernel-dies", "kills-grader", "edited-test",
+    "deleted-test", "duplicated-cell", "renamed", "missing", "invalid-json", "empty-file", "huge-output", "stderr",
+    "writes-files", "tampers-course", ODD_ID, "other-assignment",
+]  # fmt: skip
+SEQUENTIAL = [
+    "solution", "learner", "partial", "sys-exit", "stderr", "edited-test", "deleted-test", "huge-output",
+]  # fmt: skip
+"""Students plain nbgrader can grade too (it stops or is harmed on most other cases)."""
+
+
+@dataclass(frozen=True)
+class Graded:
+    """The graded class and everything needed to check it."""
+
+    root: Path
+    run: Run
+    cases: dict[str, Case]
+    course_before: dict[str, str]
+    full: float
+    first: float
+
+    @property
+    def course(self) -> Path:
+        return self.run.course
+
+    def score(self, student: str) -> float:
+        return scores(self.run.db_url, Course.open(self.course).course_id, ASSIGNMENT, [student])[student][0]
+
+
+def _protected(course: Path) -> dict[str, str]:
+    """Fingerprint of what a learner must never change: the course's sources and configuration."""
+    config = hashlib.sha256((course / "nbgrader_config.py").read_bytes()).hexdigest()
+    return {**fingerprint(course / "source"), "nbgrader_config.py": config}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
+    root = tmp_path_factory.mktemp("hostile")
+    course = fresh_course(root)
+    released = course_grade(course, "release", ASSIGNMENT)
+    assert released.returncode == 0, released.stderr
+    cases = {case.student: case for case in write_pack(Course.open(course), ASSIGNMENT, root / "pack")}
+    before = _protected(course)
+    run = course_grade(
+        course, "run", str(root / "pack"), ASSIGNMENT, "--jobs", "2", "--timeout", "15", cwd=root
+    )
+    instructor = read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    with Gradebook(run.db_url) as gradebook:
+        full = float(gradebook.find_assignment(ASSIGNMENT).max_score)
+    return Graded(root, run, cases, before, full, first_exercise_points(instructor))
+
+
+def test_the_pack_has_every_case(graded: Graded) -> None:
+    assert sorted(graded.cases) == sorted(PACK)
+
+
+def test_the_run_finishes_with_status_zero(graded: Graded) -> None:
+    assert graded.run.returncode == 0, graded.run.stderr[-3000:]
+
+
+@pytest.mark.parametrize("student", PACK)
+def test_each_learner_gets_the_score_of_their_case(graded: Graded, student: str) -> None:
+    case = graded.cases[student]
+    expected = {"full": graded.full, "zero": 0.0, "first": graded.first}[case.score]
+    assert graded.score(student) == expected, case.what
+
+
+@pytest.mark.parametrize("student", PACK)
+def test_each_learner_gets_the_reasons_of_their_case(graded: Graded, student: str) -> None:
+    notes = load_notes(graded.course / "grading_notes" / student / f"{ASSIGNMENT}.json")
+    assert sorted({note.kind for note in notes}) == sorted(graded.cases[student].kinds)
+
+
+@pytest.mark.parametrize("student", PACK)
+def test_each_learner_has_feedback_showing_their_reasons(graded: Graded, student: str) -> None:
+    page = graded.course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html"
+    text = page.read_text(encoding="utf-8")
+    for note in load_notes(graded.course / "grading_notes" / student / f"{ASSIGNMENT}.json"):
+        assert html.escape(note.text) in text
+
+
+def test_the_summary_names_every_problem_and_its_reason(graded: Graded) -> None:
+    summary = graded.run.stdout[graded.run.stdout.index("summary:") :]
+    assert f"{len(PACK)} students" in summary
+    for student in graded.cases:
+        notes = load_notes(graded.course / "grading_notes" / student / f"{ASSIGNMENT}.json")
+        after = summary.partition(f"\n  {student}  [{ASSIGNMENT}]")[2]
+        block = re.split(r"\n  (?=\S)|\n\n", after)[0]  # up to the next student or section
+        assert all(f"{KINDS[note.kind]}: {note.text}" in block for note in notes), student
+
+
+def test_the_summary_shows_the_score_distribution(graded: Graded) -> None:
+    summary = graded.run.stdout[graded.run.stdout.index("score distribution") :]
+    zero = sum(1 for case in graded.cases.values() if case.score == "zero")
+    assert any(line.split()[:2] == ["0%", str(zero)] for line in summary.splitlines())
+
+
+def test_hidden_folders_are_skipped_with_a_reason(graded: Graded) -> None:
+    assert ".ipynb_checkpoints: hidden" in graded.run.stdout
+
+
+def test_grades_csv_has_every_learner_with_their_score(graded: Graded) -> None:
+    rows = {row["student_id"]: row for row in csv_rows(graded.root / "grades.csv")}
+    assert sorted(rows) == sorted(PACK)
+    for student, row in rows.items():
+        assert float(row["score"]) == graded.score(student) and float(row["max_score"]) == graded.full
+
+
+def test_the_gradebook_is_consistent(graded: Graded) -> None:
+    with Gradebook(graded.run.db_url) as gradebook:
+        submissions = gradebook.find_assignment(ASSIGNMENT).submissions
+        assert sorted(s.student.id for s in submissions) == sorted(PACK)
+        grades = [grade for s in submissions for notebook in s.notebooks for grade in notebook.grades]
+        assert all(grade.auto_score is not None and not grade.needs_manual_grade for grade in grades)
+
+
+def test_the_course_directory_is_untouched(graded: Graded) -> None:
+    assert _protected(graded.course) == graded.course_before
+
+
+def test_files_a_notebook_writes_are_discarded(graded: Graded) -> None:
+    for step in ("autograded", "feedback"):
+        left = {p.name for p in (graded.course / step / "writes-files" / ASSIGNMENT).iterdir()}
+        assert left == {f"{ASSIGNMENT}.ipynb" if step == "autograded" else f"{ASSIGNMENT}.html"}
+
+
+def test_megabytes_of_output_are_cut(graded: Graded) -> None:
+    autograded = graded.course / "autograded" / "huge-output" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    assert autograded.stat().st_size < 1_000_000
+
+
+def test_a_dead_kernel_fails_only_the_cells_from_there_on(graded: Graded) -> None:
+    notebook = read(graded.course / "autograded" / "kernel-dies" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    died = [
+        o.evalue for c in notebook.cells for o in c.get("outputs", []) if o.get("ename") == "DeadKernelError"
+    ]
+    assert died and "died while running this cell" in died[0] and all("not run" in e for e in died[1:])
+
+
+def test_an_edited_test_cell_runs_as_the_instructor_wrote_it(graded: Graded) -> None:
+    notebook = read(graded.course / "autograded" / "edited-test" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    tests = [cell for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")]
+    assert tests and all(cell.source != "pass" and cell.metadata.nbgrader["points"] <= 3 for cell in tests)
+
+
+def test_plain_sequential_nbgrader_gives_the_same_grades(graded: Graded, tmp_path: Path) -> None:
+    sequential = sequential_scores(tmp_path, graded.root / "pack", SEQUENTIAL, ASSIGNMENT)
+    parallel = {key: score for key, score in cell_scores(graded.run.db_url).items() if key[1] in SEQUENTIAL}
+    assert sequential and sequential == parallel
+
+
+@pytest.fixture(scope="module")
+def zipped(tmp_path_factory: pytest.TempPathFactory, graded: Graded) -> Iterator[tuple[Run, Run, Path]]:
+    root = tmp_path_factory.mktemp("zips")
+    course = fresh_course(root)
+    archives = zip_students(graded.root / "pack", ["solution", "learner"], root / "zips")
+    first = course_grade(
+        course, "run", str(archives), ASSIGNMENT, "--jobs", "2", "--to", "first.csv", cwd=root
+    )
+    first_scores = cell_scores(first.db_url)
+    second = course_grade(
+        course, "run", str(archives), ASSIGNMENT, "--jobs", "2", "--to", "second.csv", cwd=root
+    )
+    assert cell_scores(second.db_url) == first_scores
+    yield first, second, root
+
+
+def test_zip_files_are_collected_and_graded(zipped: tuple[Run, Run, Path], graded: Graded) -> None:
+    first, _, root = zipped
+    assert first.returncode == 0, first.stderr[-3000:]
+    rows = {row["student_id"]: float(row["score"]) for row in csv_rows(root / "first.csv")}
+    assert rows == {"solution": graded.full, "learner": 0.0}
+
+
+def test_running_again_changes_nothing(zipped: tuple[Run, Run, Path]) -> None:
+    first, second, root = zipped
+    assert second.returncode == 0 and csv_rows(root / "first.csv") == csv_rows(root / "second.csv")
+    with Gradebook(second.db_url) as gradebook:
+        assert len(gradebook.students) == 2 and len(gradebook.find_assignment(ASSIGNMENT).submissions) == 2
+
+
+def test_autograde_before_release_is_a_pipeline_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    course = fresh_course(tmp_path)
+    (tmp_path / "subs" / "ann" / ASSIGNMENT).mkdir(parents=True)
+    assert main(["autograde", str(tmp_path / "subs"), ASSIGNMENT, "--course", str(course)]) == 1
+    assert "course-grade release" in capsys.readouterr().err
+
+
+def test_a_missing_course_directory_is_a_pipeline_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", "--course", str(tmp_path / "nowhere")]) == 1
+    assert "not an nbgrader course directory" in capsys.readouterr().err
+
+
+def test_an_unknown_assignment_is_a_pipeline_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["release", "99_nothing"]) == 1
+    assert "no such assignment" in capsys.readouterr().err
+
+
+def test_the_notes_are_stored_as_json(graded: Graded) -> None:
+    stored = json.loads((graded.course / "grading_notes" / "kernel-dies" / f"{ASSIGNMENT}.json").read_text())
+    assert [note["kind"] for note in stored] == ["kernel-died"]
