@@ -62,7 +62,10 @@ def run(*command: str) -> int:
 def lab(extra: list[str]) -> int:
     """Open the learners' notebooks in JupyterLab."""
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
-    return run("jupyter", "lab", f"--ServerApp.root_dir={ROOT / 'notebooks'}", *as_root, *extra)
+    command = [str(BIN / "jupyter"), "lab", f"--ServerApp.root_dir={ROOT / 'notebooks'}", *as_root, *extra]
+    print("$", " ".join(command[1:]), flush=True)
+    os.chdir(ROOT)
+    os.execv(command[0], command)  # become JupyterLab, so Ctrl-C and signals reach it directly
 
 
 def test(extra: list[str]) -> int:
