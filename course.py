@@ -71,8 +71,8 @@ def lab(extra: list[str]) -> int:
 def test(extra: list[str]) -> int:
     """Lint, type-check, run the tests (on every core), then nbval over the instructor notebooks."""
     checks = [
-        ("ruff", "check", "course_lib", "tests", "grading", "course.py"),
-        ("ruff", "format", "--check", "course_lib", "tests", "grading", "course.py"),
+        ("ruff", "check", "course_lib", "course_grade", "tests", "grading", "benchmarks", "course.py"),
+        ("ruff", "format", "--check", "course_lib", "course_grade", "tests", "grading", "benchmarks", "course.py"),
         ("mypy",),
         ("python", "-m", "pytest", "-n", "auto", "--dist", "loadgroup", *extra),
         # nbval twice in a row, each time on fresh kernels: stored outputs must not depend on a first run
