@@ -72,7 +72,17 @@ def test(extra: list[str]) -> int:
     """Lint, type-check, run the tests (on every core), then nbval over the instructor notebooks."""
     checks = [
         ("ruff", "check", "course_lib", "course_grade", "tests", "grading", "benchmarks", "course.py"),
-        ("ruff", "format", "--check", "course_lib", "course_grade", "tests", "grading", "benchmarks", "course.py"),
+        (
+            "ruff",
+            "format",
+            "--check",
+            "course_lib",
+            "course_grade",
+            "tests",
+            "grading",
+            "benchmarks",
+            "course.py",
+        ),
         ("mypy",),
         ("python", "-m", "pytest", "-n", "auto", "--dist", "loadgroup", *extra),
         # nbval twice in a row, each time on fresh kernels: stored outputs must not depend on a first run
