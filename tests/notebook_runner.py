@@ -17,6 +17,15 @@ def instructor_notebook(name: str) -> nbformat.NotebookNode:
     return nbformat.read(SOURCE / name / f"{name}.ipynb", as_version=4)
 
 
+def without_demos(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy whose code cells tagged "demo" (worked examples no test depends on) do nothing."""
+    pruned = copy.deepcopy(notebook)
+    for cell in pruned.cells:
+        if cell.cell_type == "code" and "demo" in cell.metadata.get("tags", []):
+            cell.source = "pass"
+    return pruned
+
+
 def grade_ids(notebook: nbformat.NotebookNode, *, tests: bool) -> list[str]:
     """The grade_ids of the graded test cells (tests=True) or of the solution cells (tests=False)."""
     wanted = "grade" if tests else "solution"

@@ -22,7 +22,13 @@ from grading.build_notebooks import (
     stale_learner_versions,
 )
 from grading.wrong_answers import WrongAnswer
-from tests.notebook_runner import grade_ids, graded_results, instructor_notebook, with_cell_replaced
+from tests.notebook_runner import (
+    grade_ids,
+    graded_results,
+    instructor_notebook,
+    with_cell_replaced,
+    without_demos,
+)
 
 NAMES = assignments()
 
@@ -71,6 +77,13 @@ def test_the_learner_version_has_no_solutions_or_hidden_tests(name: str) -> None
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_without_its_demo_cells_the_solution_still_passes_every_test(name: str) -> None:
+    """Wrong answers run without the cells tagged "demo": no test may depend on them."""
+    results = graded_results(without_demos(instructor_notebook(name)), GRADING / "source" / name)
+    assert results and all(results.values()), [test for test, passed in results.items() if not passed]
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_every_exercise_has_a_wrong_answer_that_loses_points(name: str) -> None:
     answered = {answer.cell for answer in wrong_answers(name)}
     assert answered == set(grade_ids(instructor_notebook(name), tests=False))
@@ -80,7 +93,7 @@ def test_every_exercise_has_a_wrong_answer_that_loses_points(name: str) -> None:
     ("name", "answer"), WRONG, ids=[f"{n}-{a.cell}-{i}" for i, (n, a) in enumerate(WRONG)]
 )
 def test_a_wrong_answer_fails_the_tests_that_name_it(name: str, answer: WrongAnswer, tmp_path: Path) -> None:
-    notebook = with_cell_replaced(instructor_notebook(name), answer.cell, answer.code)
+    notebook = with_cell_replaced(without_demos(instructor_notebook(name)), answer.cell, answer.code)
     results = graded_results(notebook, GRADING / "source" / name)
     missed = [test for test in answer.fails if results.get(test, True)]
     assert not missed, f"{answer.why}: these tests still pass: {missed}"
