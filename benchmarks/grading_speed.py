@@ -50,6 +50,12 @@ def nbgrader(course: Path, *args: str) -> set[tuple[str, str]]:
     return failed
 
 
+def graded_cells(course: Path, leave_out: set[tuple[str, str]]) -> dict[tuple[str, ...], float | None]:
+    """(assignment, student, notebook, grade_id) -> score in a course's gradebook, leaving some submissions out."""
+    scores = cell_scores(f"sqlite:///{course}/gradebook.db")
+    return {key: score for key, score in scores.items() if key[:2] not in leave_out}
+
+
 def wrong_answers(assignment: str) -> list[tuple[str, str]]:
     """(solution grade_id, wrong code) of an assignment's published wrong answers (none if it has no module)."""
     try:
@@ -141,23 +147,17 @@ def main() -> int:
         ours = time.perf_counter() - start
         print(f"course-grade autograde --jobs {args.jobs}:      {ours:7.1f} s", flush=True)
 
-        plain_scores = {
-            k: v
-            for k, v in cell_scores(f"sqlite:///{sequential}/gradebook.db").items()
-            if k[:2] not in failed
-        }
-        our_scores = {
-            k: v for k, v in cell_scores(f"sqlite:///{parallel}/gradebook.db").items() if k[:2] not in failed
-        }
+        plain_scores = graded_cells(sequential, failed)
+        our_scores = graded_cells(parallel, failed)
         same = plain_scores == our_scores and len(plain_scores) > 0
         differing = sorted(
             k for k in plain_scores.keys() | our_scores.keys() if plain_scores.get(k) != our_scores.get(k)
         )
         ratio = plain / ours
         verdict = "meets" if ratio >= TARGET_RATIO else "BELOW"
-        print(
-            f"grades: {len(plain_scores)} graded cells, {'identical' if same else 'DIFFERENT: ' + repr(differing[:5])}"
-        )
+        print(f"grades: {len(plain_scores)} graded cells, {'identical' if same else 'DIFFERENT:'}")
+        for key in differing[:20]:
+            print(f"  {key}: plain nbgrader {plain_scores.get(key)}, course-grade {our_scores.get(key)}")
         print(f"speed-up: {plain:.1f} s / {ours:.1f} s = {ratio:.2f}x ({verdict} the {TARGET_RATIO}x target)")
         return 0 if same else 1
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import glob
-import json
 import os
 from typing import Any
 
@@ -84,7 +83,7 @@ class GuardedExecute(Execute):  # type: ignore[misc]
         if out is None or not outs or outs[-1] is not out:
             return out
         before = self._sizes.get(cell_index, 0)
-        total = before + len(json.dumps(out, default=str))
+        total = before + _size(out)
         self._sizes[cell_index] = total
         if total <= self.max_output_chars:
             return out
@@ -113,6 +112,17 @@ class GuardedExecute(Execute):  # type: ignore[misc]
     def _marker(self) -> str:
         """The line that replaces the output cut (on stdout: stderr would fail the cell)."""
         return f"\n[output truncated by the grader: more than {self.max_output_chars:,} characters]\n"
+
+
+def _size(output: NotebookNode) -> int:
+    """About how many characters an output holds (its text, or its data of every kind)."""
+    if output.output_type == "stream":
+        return len(output.get("text", ""))
+    if output.output_type == "error":
+        return len(str(output.get("evalue", ""))) + sum(
+            len(str(line)) for line in output.get("traceback", [])
+        )
+    return sum(len(str(value)) for value in output.get("data", {}).values())
 
 
 def _has_stderr(outs: list[NotebookNode]) -> bool:

@@ -102,6 +102,8 @@ class Pipeline:
             )
             for student, assignment in intake.submissions
         ]
+        weights = {assignment: self._weight(assignment) for assignment in used}
+        jobs.sort(key=lambda job: -weights[job.assignment])  # longest first: no worker idles at the end
         self.out(f"autograding {len(jobs)} submissions with {min(self.jobs, len(jobs) or 1)} workers")
         outcomes = []
         start = time.perf_counter()
@@ -112,6 +114,13 @@ class Pipeline:
                 outcomes.append(outcome)
                 self.out(_progress(count, len(jobs), outcome, result.seconds, time.perf_counter() - start))
         return sorted(outcomes, key=lambda o: (o.assignment, o.student))
+
+    def _weight(self, assignment: str) -> int:
+        """How long an assignment takes to grade, roughly: the size of its source notebooks."""
+        return sum(
+            path.stat().st_size
+            for path in self.course.folder("source", assignment=assignment).glob("*.ipynb")
+        )
 
     def _record(self, gradebook: Gradebook, result: AutogradeResult) -> Outcome:
         """Write one result: grades to the gradebook, autograded notebooks and notes to the course."""

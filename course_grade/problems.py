@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nbformat import NotebookNode
-
 from course_grade.notebooks import parse
+
+Notebook = dict[str, Any]
+"""A notebook as its JSON: plain dicts and lists (reading it through nbformat costs a schema validation)."""
 
 MAX_NOTEBOOK_BYTES = 50_000_000
 """A submitted notebook larger than this is not graded (stored outputs are cleared anyway)."""
@@ -113,7 +114,7 @@ def _absent(name: str, strangers: list[str]) -> Note:
     return Note("missing", f"{name}.ipynb was not submitted, so it scored 0.")
 
 
-def read_notebook(path: Path) -> tuple[Note | None, NotebookNode | None]:
+def read_notebook(path: Path) -> tuple[Note | None, Notebook | None]:
     """The notebook at `path` as nbgrader would read it, or the note saying why it cannot be graded."""
     size = path.stat().st_size
     if size == 0:
@@ -124,8 +125,10 @@ def read_notebook(path: Path) -> tuple[Note | None, NotebookNode | None]:
         ), None
     try:
         text = path.read_text(encoding="utf-8")
-        json.loads(text)
-        return None, parse(text)
+        notebook = json.loads(text)
+        if not (isinstance(notebook, dict) and isinstance(notebook.get("cells"), list)):
+            notebook = dict(parse(text))  # an older format (nbgrader upgrades it too), or not a notebook
+        return None, notebook
     except UnicodeDecodeError:
         reason = "it is not UTF-8 text"
     except json.JSONDecodeError as error:
@@ -136,11 +139,11 @@ def read_notebook(path: Path) -> tuple[Note | None, NotebookNode | None]:
 
 
 def compare_cells(
-    notebook: NotebookNode, definition: NotebookDefinition, elsewhere: Mapping[str, frozenset[str]]
+    notebook: Notebook, definition: NotebookDefinition, elsewhere: Mapping[str, frozenset[str]]
 ) -> list[Note]:
     """Notes on the graded cells of a readable notebook: edited, deleted, duplicated, or foreign."""
     name = f"{definition.name}.ipynb"
-    cells = [cell for cell in notebook.cells if _grade_id(cell)]
+    cells = [cell for cell in notebook["cells"] if _grade_id(cell)]
     counts = Counter(_grade_id(cell) for cell in cells)
     notes: list[Note] = []
     owner = next((key for key, ids in sorted(elsewhere.items()) if set(counts) & ids), None)
@@ -186,13 +189,15 @@ def compare_cells(
     return notes
 
 
-def _changed(cell: NotebookNode, definition: NotebookDefinition) -> bool:
+def _changed(cell: Notebook, definition: NotebookDefinition) -> bool:
     """True if a locked cell's source or points differ from the instructor's."""
     grade_id = _grade_id(cell)
-    points = cell.metadata.nbgrader.get("points")
+    points = cell["metadata"]["nbgrader"].get("points")
     expected_points = definition.graded.get(grade_id)
     changed_points = expected_points is not None and _as_float(points) != expected_points
-    return bool(visible(cell.get("source", "")) != visible(definition.locked[grade_id]) or changed_points)
+    return bool(
+        visible(_joined(cell.get("source", ""))) != visible(definition.locked[grade_id]) or changed_points
+    )
 
 
 def visible(source: str) -> str:
@@ -223,19 +228,24 @@ def _grade_id(cell: Any) -> str:
     return grade_id if isinstance(grade_id, str) else ""
 
 
+def _joined(text: str | list[str]) -> str:
+    """A source or output text as one string (notebook files may store it as a list of lines)."""
+    return "".join(text) if isinstance(text, list) else text
+
+
 def _listing(names: list[str]) -> str:
     """`a`, `b` and `c`, for a sentence."""
     quoted = [f"`{name}`" for name in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
-def execution_notes(notebook: NotebookNode, name: str, timeout: int) -> list[Note]:
+def execution_notes(notebook: Notebook, name: str, timeout: int) -> list[Note]:
     """Notes on how an autograded notebook ran: timeouts, a dead kernel, exits, stderr, truncated output."""
     notes: list[Note] = []
     timed_out, exits, stderr, truncated = [], [], [], []
     died = ""
-    for index, cell in enumerate(notebook.cells):
-        if cell.cell_type != "code":
+    for index, cell in enumerate(notebook["cells"]):
+        if cell.get("cell_type") != "code":
             continue
         label = _grade_id(cell) or f"code cell {index + 1}"
         for output in cell.get("outputs", []):
@@ -248,7 +258,9 @@ def execution_notes(notebook: NotebookNode, name: str, timeout: int) -> list[Not
                 exits.append(label)
             elif kind == "stream" and output.get("name") == "stderr" and _is_test(cell):
                 stderr.append(label)
-            if kind == "stream" and any(marker in output.get("text", "") for marker in TRUNCATION_MARKERS):
+            if kind == "stream" and any(
+                marker in _joined(output.get("text", "")) for marker in TRUNCATION_MARKERS
+            ):
                 truncated.append(label)
     if timed_out:
         notes.append(

@@ -10,6 +10,7 @@ generate_feedback for one student in the real course, reading the gradebook (no 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
 import shutil
@@ -37,7 +38,6 @@ from course_grade.hardened import (
     LiteralGenerateFeedback,
     SafeOverwriteCells,
 )
-from course_grade.notebooks import parse
 from course_grade.problems import Note, execution_notes, inspect_submission
 
 READY = "ready"
@@ -170,7 +170,7 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     notebooks = {name: path.read_bytes() for name, path in paths.items() if path.is_file()}
     timeout = real.cell_timeout()
     for name, data in notebooks.items():
-        notes += execution_notes(parse(data.decode("utf-8")), f"{name}.ipynb", timeout)
+        notes += execution_notes(json.loads(data), f"{name}.ipynb", timeout)
     grades = read_results(url, real.course_id, job.assignment, job.student, list(notebooks))
     return AutogradeResult(grades, tuple(notes), notebooks)
 
