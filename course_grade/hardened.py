@@ -3,6 +3,10 @@
 - `GuardedExecute` (replaces `Execute`): nbgrader stops grading a submission whose kernel dies
   (`os._exit`, a crash, memory exhaustion) and leaves its grades empty; this records the death as an error
   on that cell and on every later code cell, so the cells that ran keep their points and the rest score 0.
+  A cell that goes on running after its timeout's interrupt (it ignores SIGINT) made nbgrader fail the
+  whole submission 4 s later ("Timeout waiting for IOPub output"); this stops that kernel and fails the
+  cells from there on in the same way. Output that arrives late on a loaded machine no longer fails the
+  submission either: the grade comes from the kernel's reply, which nbgrader records as an error output.
   It also caps each cell's output while the kernel runs (nbgrader's `LimitOutput` counts lines, so one
   line of megabytes passes), never dropping an error or the fact that stderr was written.
 - `SafeOverwriteCells` (replaces `OverwriteCells`): with `add_missing_cells`, nbgrader raises `KeyError` on
@@ -20,56 +24,94 @@ from __future__ import annotations
 import copy
 import glob
 import os
+import queue
+import time
 from typing import Any
 
+from jupyter_core.utils import run_sync
 from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.converters import Autograde, GenerateFeedback, NbGraderException  # type: ignore[import-untyped]
 from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[import-untyped]
-from traitlets import Integer
+from traitlets import Bool, Integer
 
 from course_grade.notebooks import node
 
 DIED = "the kernel died while running this cell (os._exit, a crash or too much memory)"
 NOT_RUN = "not run: the kernel died in an earlier cell"
+DEAD = "DeadKernelError"
+"""The error name of a cell that ran when its kernel died, and of the cells after it."""
+
+UNSTOPPABLE = (
+    "this cell went on running after it was interrupted at its time limit, so the grader stopped the kernel"
+)
+NOT_RUN_STOPPED = "not run: the grader stopped the kernel in an earlier cell that could not be interrupted"
+STOPPED = "KernelStoppedError"
+"""The error name of a cell that could not be interrupted, and of the cells after it."""
 
 
-def _error(message: str) -> NotebookNode:
+def _error(ename: str, message: str) -> NotebookNode:
     """An error output nbgrader scores as a failure, showing `message` in the feedback."""
-    return node(
-        output_type="error",
-        ename="DeadKernelError",
-        evalue=message,
-        traceback=[f"DeadKernelError: {message}"],
-    )
+    return node(output_type="error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])
 
 
 class GuardedExecute(Execute):  # type: ignore[misc]
-    """Execute every cell; after a kernel death, mark the rest as failed; cap each cell's output."""
+    """Execute every cell; after a kernel death or an unstoppable cell, fail the rest; cap each cell's output."""
 
     max_output_chars = Integer(
         200_000, help="Characters of output kept per cell while executing; errors are always kept."
     ).tag(config=True)
+    interrupt_grace = Integer(
+        10, help="Seconds a kernel has to answer again after its cell was interrupted, before it is stopped."
+    ).tag(config=True)
+    raise_on_iopub_timeout = Bool(
+        False, help="Late output is dropped instead of failing the submission: the reply decides the grade."
+    ).tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
-        """Execute the notebook; a kernel death fails the cells from there on instead of the whole notebook."""
-        self._died = False
+        """Execute the notebook; a dead or stopped kernel fails the cells from there on, not the notebook."""
+        self._gone: tuple[str, str] | None = None  # (error name, message) for the cells left
+        self._interrupted = False
         self._sizes: dict[int, int] = {}
         return super().preprocess(nb, resources, km)
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
-        """Execute one cell, or mark it failed if the kernel is already dead."""
+        """Execute one cell, or mark it failed if the kernel is already gone."""
         if cell.cell_type != "code":
             return cell, resources
-        if self._died:
-            cell.outputs = [_error(NOT_RUN)]
+        if self._gone is not None:
+            cell.outputs = [_error(*self._gone)]
             return cell, resources
+        self._interrupted = False
         try:
-            return super().preprocess_cell(cell, resources, index)
+            result = super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
-            self._died = True
-            cell.outputs.append(_error(DIED))
+            self._gone = (DEAD, NOT_RUN)
+            cell.outputs.append(_error(DEAD, DIED))
             return cell, resources
+        if self._interrupted and not self._answers(self.interrupt_grace):
+            run_sync(self.km.shutdown_kernel)(now=True)
+            self._gone = (STOPPED, NOT_RUN_STOPPED)
+            cell.outputs.append(_error(STOPPED, UNSTOPPABLE))
+        return result
+
+    async def _async_handle_timeout(self, timeout: int, cell: NotebookNode | None = None) -> Any:
+        """Interrupt the cell as nbgrader does, remembering it was, to check the kernel stopped."""
+        self._interrupted = True
+        return await super()._async_handle_timeout(timeout, cell)
+
+    def _answers(self, seconds: float) -> bool:
+        """True if the kernel answers a request within `seconds`, i.e. it is no longer busy with a cell."""
+        request = self.kc.kernel_info()
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                reply = run_sync(self.kc.shell_channel.get_msg)(timeout=left)
+            except queue.Empty:
+                return False
+            if reply["parent_header"].get("msg_id") == request:
+                return True
+        return False
 
     def output(
         self, outs: list[NotebookNode], msg: dict[str, Any], display_id: str | None, cell_index: int

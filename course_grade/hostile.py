@@ -126,6 +126,13 @@ with open(_course / "nbgrader_config.py", "a") as _config:
 (_course / "gradebook.db").write_bytes(b"not a database any more")
 """
 
+IGNORES_INTERRUPT = """
+import signal
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+while True:
+    pass
+""".strip()
+
 HUGE_OUTPUT = """
 for _line in range(50_000):
     print(_line)
@@ -182,6 +189,9 @@ def build(course: Course, assignment: str) -> dict[str, tuple[Case, Callable[[Pa
          notebook(_edit(instructor, second, lambda _: stub))),
         (Case("infinite-loop", "loops forever in the second exercise", "first", ("timeout",)),
          notebook(_edit(instructor, second, _prefix("while True:\n    pass")))),
+        (Case("ignores-interrupt", "loops forever ignoring SIGINT in the second exercise", "first",
+              ("timeout", "unstoppable")),
+         notebook(_edit(instructor, second, _prefix(IGNORES_INTERRUPT)))),
         (Case("sys-exit", "calls sys.exit() in the second exercise", "first", ("exit",)),
          notebook(_edit(instructor, second, _prefix("import sys\nsys.exit(1)")))),
         (Case("kernel-dies", "kills its kernel with os._exit in the second exercise", "first", ("kernel-died",)),

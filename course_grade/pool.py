@@ -132,8 +132,8 @@ class Pool:
                     return answer
                 self._stop(slot, gently=False)
                 return job.failed(
-                    f"grading took longer than {self.deadline:.0f} s in total and was stopped "
-                    "(a cell that cannot be interrupted?); nothing of it could be graded."
+                    f"grading took longer than {self.deadline:.0f} s in total (the limit per submission) "
+                    "and was stopped; nothing of it could be graded."
                 )
             except (EOFError, OSError):
                 reason = self._death(worker, attempt)

@@ -36,6 +36,7 @@ KINDS = {
     "symlink": "symbolic link",
     "timeout": "cell timed out",
     "kernel-died": "kernel died",
+    "unstoppable": "cell ignored the interrupt",
     "exit": "exit called",
     "stderr": "output on stderr",
     "truncated": "output truncated",
@@ -243,7 +244,7 @@ def execution_notes(notebook: Notebook, name: str, timeout: int) -> list[Note]:
     """Notes on how an autograded notebook ran: timeouts, a dead kernel, exits, stderr, truncated output."""
     notes: list[Note] = []
     timed_out, exits, stderr, truncated = [], [], [], []
-    died = ""
+    died = stopped = ""
     for index, cell in enumerate(notebook["cells"]):
         if cell.get("cell_type") != "code":
             continue
@@ -254,6 +255,8 @@ def execution_notes(notebook: Notebook, name: str, timeout: int) -> list[Note]:
                 timed_out.append(label)
             elif kind == "error" and output.get("ename") == "DeadKernelError" and not died:
                 died = label
+            elif kind == "error" and output.get("ename") == "KernelStoppedError" and not stopped:
+                stopped = label
             elif kind == "error" and output.get("ename") == "SystemExit":
                 exits.append(label)
             elif kind == "stream" and output.get("name") == "stderr" and _is_test(cell):
@@ -276,6 +279,15 @@ def execution_notes(notebook: Notebook, name: str, timeout: int) -> list[Note]:
                 "kernel-died",
                 f"{name}: the kernel died while running `{died}` (os._exit, a crash or too much memory); "
                 "the cells after it did not run and scored 0.",
+            )
+        )
+    if stopped:
+        notes.append(
+            Note(
+                "unstoppable",
+                f"{name}: `{stopped}` went on running after it was interrupted at the time limit (does it "
+                "ignore KeyboardInterrupt or SIGINT?), so its kernel was stopped; the cells after it did "
+                "not run and scored 0.",
             )
         )
     if exits:

@@ -65,9 +65,14 @@ def _headline(outcomes: list[Outcome]) -> str:
     assignments = len({outcome.assignment for outcome in outcomes})
     notebooks = sum(outcome.notebooks for outcome in outcomes)
     return (
-        f"summary: {students} students, {len(outcomes)} submissions of {assignments} assignments, "
-        f"{notebooks} notebooks autograded"
+        f"summary: {_count(students, 'student')}, {_count(len(outcomes), 'submission')} of "
+        f"{_count(assignments, 'assignment')}, {_count(notebooks, 'notebook')} autograded"
     )
+
+
+def _count(number: int, noun: str) -> str:
+    """ "1 student", "2 students"."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _per_assignment(outcomes: list[Outcome]) -> list[str]:

@@ -8,15 +8,18 @@ and a small class of zip files is graded twice.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import html
 import json
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from nbformat.v4 import new_code_cell
 from nbgrader.api import Gradebook
 
 from course_grade.cli import main
@@ -24,7 +27,7 @@ from course_grade.course import Course
 from course_grade.files import fingerprint
 from course_grade.gradebook import cell_scores, scores
 from course_grade.hostile import ODD_ID, Case, first_exercise_points, write_pack
-from course_grade.notebooks import read
+from course_grade.notebooks import read, write
 from course_grade.problems import KINDS, load_notes
 from tests.grading_helpers import Run, course_grade, csv_rows, fresh_course, sequential_scores, zip_students
 
@@ -33,9 +36,9 @@ pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("course_grade")]
 
 ASSIGNMENT = "01_envelope"
 PACK = [
-    "solution", "learner", "partial", "infinite-loop", "sys-exit", "kernel-dies", "kills-grader", "edited-test",
-    "deleted-test", "duplicated-cell", "renamed", "missing", "invalid-json", "empty-file", "huge-output", "stderr",
-    "writes-files", "tampers-course", ODD_ID, "other-assignment",
+    "solution", "learner", "partial", "infinite-loop", "ignores-interrupt", "sys-exit", "kernel-dies",
+    "kills-grader", "edited-test", "deleted-test", "duplicated-cell", "renamed", "missing", "invalid-json",
+    "empty-file", "huge-output", "stderr", "writes-files", "tampers-course", ODD_ID, "other-assignment",
 ]  # fmt: skip
 SEQUENTIAL = [
     "solution", "learner", "partial", "sys-exit", "stderr", "edited-test", "deleted-test", "huge-output",
@@ -170,6 +173,47 @@ def test_a_dead_kernel_fails_only_the_cells_from_there_on(graded: Graded) -> Non
         o.evalue for c in notebook.cells for o in c.get("outputs", []) if o.get("ename") == "DeadKernelError"
     ]
     assert died and "died while running this cell" in died[0] and all("not run" in e for e in died[1:])
+
+
+def test_a_cell_ignoring_the_interrupt_has_its_kernel_stopped_and_the_rest_fail(graded: Graded) -> None:
+    notebook = read(graded.course / "autograded" / "ignores-interrupt" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    stopped = [
+        (index, o.evalue)
+        for index, c in enumerate(notebook.cells)
+        for o in c.get("outputs", [])
+        if o.get("ename") == "KernelStoppedError"
+    ]
+    first, *rest = stopped
+    assert "went on running after it was interrupted" in first[1]
+    assert rest and all("not run" in message for _, message in rest)
+    later_code = [i for i, c in enumerate(notebook.cells) if i > first[0] and c.cell_type == "code"]
+    assert [index for index, _ in rest] == later_code
+
+
+def test_a_submission_past_its_deadline_is_stopped_and_the_others_graded(tmp_path: Path) -> None:
+    course = fresh_course(tmp_path)
+    assert course_grade(course, "release", ASSIGNMENT).returncode == 0
+    instructor = read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    sleeper = copy.deepcopy(instructor)
+    sleeper.cells.insert(0, new_code_cell("import time\ntime.sleep(600)"))  # under the 60 s cell limit x10
+    for student, notebook in [("solution", instructor), ("slow", sleeper)]:
+        (tmp_path / "pack" / student / ASSIGNMENT).mkdir(parents=True)
+        write(notebook, tmp_path / "pack" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    started = time.monotonic()
+    run = course_grade(
+        course, "autograde", str(tmp_path / "pack"), ASSIGNMENT, "--jobs", "2", "--submission-timeout", "40",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert time.monotonic() - started < 60 + 40  # stopped at 40 s, not when the cell's 60 s timeout fired
+    notes = load_notes(course / "grading_notes" / "slow" / f"{ASSIGNMENT}.json")
+    assert [note.kind for note in notes] == ["grading-failed"] and "longer than 40 s" in notes[0].text
+    with Gradebook(run.db_url) as gradebook:
+        full = float(gradebook.find_assignment(ASSIGNMENT).max_score)
+    assert scores(run.db_url, Course.open(course).course_id, ASSIGNMENT, ["slow", "solution"]) == {
+        "slow": (0.0, full),
+        "solution": (full, full),
+    }
 
 
 def test_an_edited_test_cell_runs_as_the_instructor_wrote_it(graded: Graded) -> None:
