@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,15 @@ from course_grade.files import only_regular, replace
 
 MAX_STUDENT_ID = 128
 """nbgrader's gradebook stores student ids in a column of this many characters."""
+
+MAX_UNZIPPED_BYTES = 200_000_000
+"""A zip file that would extract to more than this is not taken in (a zip bomb, or a folder of data)."""
+
+MAX_ZIP_ENTRIES = 10_000
+"""A zip file holding more entries than this is not taken in."""
+
+ARCHIVE_SUFFIXES = (".zip", ".gz")
+"""nbgrader's zip_collect also extracts archives found inside an archive, without limits: refused."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,39 @@ def student_id_problem(name: str) -> str | None:
         return f"longer than the {MAX_STUDENT_ID} characters the gradebook stores"
     if any(ord(character) < 32 or ord(character) == 127 for character in name):
         return "contains control characters"
+    return None
+
+
+def zip_problem(path: Path) -> str | None:
+    """Why nbgrader's zip_collect must not be given this file (it stops on the first bad one), or None."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            entries = archive.infolist()
+            if len(entries) > MAX_ZIP_ENTRIES:
+                return f"holds {len(entries):,} entries, more than the {MAX_ZIP_ENTRIES:,} allowed"
+            size = sum(entry.file_size for entry in entries)
+            if size > MAX_UNZIPPED_BYTES:
+                return (
+                    f"would extract to {size / 1e6:,.0f} MB, more than the {MAX_UNZIPPED_BYTES / 1e6:,.0f} MB "
+                    "allowed"
+                )
+            nested = [
+                entry.filename for entry in entries if entry.filename.lower().endswith(ARCHIVE_SUFFIXES)
+            ]
+            if nested:
+                return f"holds another archive ({nested[0]}): zip the notebooks themselves"
+            damaged = archive.testzip()
+            if damaged is not None:
+                return f"is damaged ({damaged} does not match its checksum)"
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        OSError,
+        EOFError,
+        ValueError,
+        NotImplementedError,
+    ) as error:
+        return f"is not a readable zip file ({error})"
     return None
 
 
@@ -88,7 +131,7 @@ def _from_zips(course: Course, zips: list[Path], assignments: list[str]) -> Inta
     intake = Intake()
     students = []
     for path in zips:
-        problem = student_id_problem(path.stem)
+        problem = student_id_problem(path.stem) or zip_problem(path)
         if problem is not None:
             intake.skipped.append(f"{path.name}: {problem}")
         else:

@@ -54,7 +54,7 @@ def render(outcomes: list[Outcome], skipped: Iterable[str] = ()) -> str:
         lines += [f"      {KINDS.get(note.kind, note.kind)}: {note.text}" for note in outcome.notes]
     skipped = list(skipped)
     if skipped:
-        lines += ["", f"not graded ({len(skipped)} entries that are not submissions):"]
+        lines += ["", f"not graded: {_count(len(skipped), 'entry', 'entries')} of the submissions folder"]
         lines += [f"  {line}" for line in skipped]
     return "\n".join(lines)
 
@@ -70,9 +70,9 @@ def _headline(outcomes: list[Outcome]) -> str:
     )
 
 
-def _count(number: int, noun: str) -> str:
-    """ "1 student", "2 students"."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def _count(number: int, noun: str, plural: str = "") -> str:
+    """The number and the noun, plural unless the number is 1 (nouns add an s unless told otherwise)."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
 def _per_assignment(outcomes: list[Outcome]) -> list[str]:

@@ -79,6 +79,40 @@ def zip_students(pack: Path, students: list[str], destination: Path) -> Path:
     return destination
 
 
+BAD_ZIPS = {
+    "broken": "is not a readable zip file (File is not a zip file)",
+    "bomb": "would extract to 250 MB, more than the 200 MB allowed",
+    "nested": "holds another archive (inner.zip): zip the notebooks themselves",
+    "damaged": "is damaged (01_envelope/01_envelope.ipynb does not match its checksum)",
+}
+"""Zip files written by `write_bad_zips`, and the reason each is skipped with."""
+
+
+def write_bad_zips(solution: Path, destination: Path) -> None:
+    """The zip files of BAD_ZIPS, plus `slip.zip`: a good submission with an entry that climbs out (../)."""
+    notebook = next(solution.rglob("*.ipynb"))
+    inside = notebook.relative_to(solution).as_posix()
+    (destination / "broken.zip").write_bytes(b"PK\x03\x04 half a zip file")
+    with zipfile.ZipFile(destination / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.write(notebook, inside)
+        with archive.open(
+            f"{Path(inside).parent.as_posix()}/padding.bin", "w"
+        ) as padding:  # 250 MB of zeros, 250 KB stored
+            for _ in range(250):
+                padding.write(bytes(1_000_000))
+    with zipfile.ZipFile(destination / "nested.zip", "w") as archive:
+        archive.write(notebook, inside)
+        archive.writestr("inner.zip", b"")
+    with zipfile.ZipFile(destination / "damaged.zip", "w") as archive:  # stored, so a byte can be flipped
+        archive.write(notebook, inside)
+    data = bytearray((destination / "damaged.zip").read_bytes())
+    data[data.index(b'"cells"') + 2] ^= 0xFF
+    (destination / "damaged.zip").write_bytes(bytes(data))
+    with zipfile.ZipFile(destination / "slip.zip", "w") as archive:
+        archive.write(notebook, inside)
+        archive.writestr("../../../escaped.txt", "out of the extraction folder")
+
+
 def csv_rows(path: Path) -> list[dict[str, str]]:
     """The rows of a CSV file, as dicts."""
     with open(path, newline="", encoding="utf-8") as handle:

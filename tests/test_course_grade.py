@@ -29,7 +29,16 @@ from course_grade.gradebook import cell_scores, scores
 from course_grade.hostile import ODD_ID, Case, first_exercise_points, write_pack
 from course_grade.notebooks import read, write
 from course_grade.problems import KINDS, load_notes
-from tests.grading_helpers import Run, course_grade, csv_rows, fresh_course, sequential_scores, zip_students
+from tests.grading_helpers import (
+    BAD_ZIPS,
+    Run,
+    course_grade,
+    csv_rows,
+    fresh_course,
+    sequential_scores,
+    write_bad_zips,
+    zip_students,
+)
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("course_grade")]
 """One xdist worker runs this module: its class is graded once, not once per worker."""
@@ -233,6 +242,7 @@ def zipped(tmp_path_factory: pytest.TempPathFactory, graded: Graded) -> Iterator
     root = tmp_path_factory.mktemp("zips")
     course = fresh_course(root)
     archives = zip_students(graded.root / "pack", ["solution", "learner"], root / "zips")
+    write_bad_zips(graded.root / "pack" / "solution", archives)
     first = course_grade(
         course, "run", str(archives), ASSIGNMENT, "--jobs", "2", "--to", "first.csv", cwd=root
     )
@@ -248,14 +258,25 @@ def test_zip_files_are_collected_and_graded(zipped: tuple[Run, Run, Path], grade
     first, _, root = zipped
     assert first.returncode == 0, first.stderr[-3000:]
     rows = {row["student_id"]: float(row["score"]) for row in csv_rows(root / "first.csv")}
-    assert rows == {"solution": graded.full, "learner": 0.0}
+    assert rows == {"solution": graded.full, "learner": 0.0, "slip": graded.full}
+
+
+@pytest.mark.parametrize("archive", sorted(BAD_ZIPS))
+def test_a_bad_zip_file_is_skipped_with_its_reason(zipped: tuple[Run, Run, Path], archive: str) -> None:
+    first, _, _ = zipped
+    assert f"  {archive}.zip: {BAD_ZIPS[archive]}" in first.stdout
+
+
+def test_a_zip_entry_climbing_out_of_its_folder_is_not_extracted(zipped: tuple[Run, Run, Path]) -> None:
+    first, _, root = zipped
+    assert not list(root.rglob("escaped.txt")) and not list(first.course.parent.parent.rglob("escaped.txt"))
 
 
 def test_running_again_changes_nothing(zipped: tuple[Run, Run, Path]) -> None:
     first, second, root = zipped
     assert second.returncode == 0 and csv_rows(root / "first.csv") == csv_rows(root / "second.csv")
     with Gradebook(second.db_url) as gradebook:
-        assert len(gradebook.students) == 2 and len(gradebook.find_assignment(ASSIGNMENT).submissions) == 2
+        assert len(gradebook.students) == 3 and len(gradebook.find_assignment(ASSIGNMENT).submissions) == 3
 
 
 def test_autograde_before_release_is_a_pipeline_error(
