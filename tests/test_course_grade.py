@@ -13,6 +13,7 @@ import hashlib
 import html
 import json
 import re
+import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -277,6 +278,33 @@ def test_running_again_changes_nothing(zipped: tuple[Run, Run, Path]) -> None:
     assert second.returncode == 0 and csv_rows(root / "first.csv") == csv_rows(root / "second.csv")
     with Gradebook(second.db_url) as gradebook:
         assert len(gradebook.students) == 3 and len(gradebook.find_assignment(ASSIGNMENT).submissions) == 3
+
+
+def test_the_steps_one_at_a_time_use_the_gradebook_given_by_db(graded: Graded, tmp_path: Path) -> None:
+    course = fresh_course(tmp_path)
+    elsewhere = tmp_path / "elsewhere" / "grades.db"
+    elsewhere.parent.mkdir()
+    db = ["--db", f"sqlite:///{elsewhere}"]
+    students = ["partial", "solution"]
+    for student in students:
+        shutil.copytree(graded.root / "pack" / student, tmp_path / "pack" / student)
+    steps = [
+        ("release", ASSIGNMENT),
+        ("autograde", str(tmp_path / "pack"), ASSIGNMENT, "--jobs", "2"),
+        ("feedback", ASSIGNMENT),
+        ("export", ASSIGNMENT, "--to", "steps.csv"),
+    ]
+    runs = [course_grade(course, *step, *db, cwd=tmp_path) for step in steps]
+    assert [run.returncode for run in runs] == [0, 0, 0, 0], [run.stderr[-2000:] for run in runs]
+    assert sorted(re.findall(r"^\[\d/2\] \S+  (\w+)  ", runs[1].stdout, re.MULTILINE)) == students
+    assert not (course / "gradebook.db").exists()
+    rows = {row["student_id"]: float(row["score"]) for row in csv_rows(tmp_path / "steps.csv")}
+    assert rows == {"solution": graded.full, "partial": graded.first}
+    assert cell_scores(f"sqlite:///{elsewhere}") == {
+        key: score for key, score in cell_scores(graded.run.db_url).items() if key[1] in students
+    }
+    for student in students:
+        assert (course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").is_file()
 
 
 def test_autograde_before_release_is_a_pipeline_error(
