@@ -7,6 +7,8 @@
   whole submission 4 s later ("Timeout waiting for IOPub output"); this stops that kernel and fails the
   cells from there on in the same way. Output that arrives late on a loaded machine no longer fails the
   submission either: the grade comes from the kernel's reply, which nbgrader records as an error output.
+  A kernel that dies while starting (a port taken in between on a loaded machine) is started again,
+  up to `startup_attempts` times, instead of failing the submission: no learner code has run yet.
   It also caps each cell's output while the kernel runs (nbgrader's `LimitOutput` counts lines, so one
   line of megabytes passes), never dropping an error or the fact that stderr was written.
 - `SafeOverwriteCells` (replaces `OverwriteCells`): with `add_missing_cells`, nbgrader raises `KeyError` on
@@ -68,12 +70,26 @@ class GuardedExecute(Execute):  # type: ignore[misc]
         False, help="Late output is dropped instead of failing the submission: the reply decides the grade."
     ).tag(config=True)
 
+    startup_attempts = Integer(
+        3, help="Kernel start-ups to try: one that fails on a loaded machine is not the learner's doing."
+    ).tag(config=True)
+
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
         """Execute the notebook; a dead or stopped kernel fails the cells from there on, not the notebook."""
-        self._gone: tuple[str, str] | None = None  # (error name, message) for the cells left
-        self._interrupted = False
-        self._sizes: dict[int, int] = {}
-        return super().preprocess(nb, resources, km)
+        attempt = 1
+        while True:
+            self._gone: tuple[str, str] | None = None  # (error name, message) for the cells left
+            self._interrupted = self._ran = False
+            self._sizes: dict[int, int] = {}
+            try:
+                return super().preprocess(nb, resources, km)
+            except RuntimeError as error:  # nbclient's "Kernel died before replying to kernel_info"
+                if self._ran or attempt >= self.startup_attempts:
+                    raise
+                attempt += 1
+                self.log.warning(
+                    "The kernel did not start (%s); starting another (attempt %d)", error, attempt
+                )
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
         """Execute one cell, or mark it failed if the kernel is already gone."""
@@ -82,7 +98,7 @@ class GuardedExecute(Execute):  # type: ignore[misc]
         if self._gone is not None:
             cell.outputs = [_error(*self._gone)]
             return cell, resources
-        self._interrupted = False
+        self._interrupted, self._ran = False, True
         try:
             result = super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
