@@ -58,8 +58,11 @@ __all__ = [
     "run_pack",
 ]
 
-SLOW_MODEL_SECONDS = 3.0
-"""How long the slow model takes over one answer (its scenario allows the run 1 second)."""
+SLOW_MODEL_SECONDS = 2.0
+"""How long the slow model takes over one answer (its scenario allows the run SLOW_MODEL_BUDGET seconds)."""
+
+SLOW_MODEL_BUDGET = 0.5
+"""The wall-clock budget of the slow model's scenario: short, as every run of the pack waits for it."""
 
 TIME_SLACK_SECONDS = 1.0
 """How far past max_seconds a run may end before the pack counts the wall-clock budget as overrun."""
@@ -322,8 +325,9 @@ SCENARIOS: tuple[Scenario, ...] = (
        lambda: [("error", 500, "upstream exploded")], ("model_error", 1)),
     _S("empty_answer", "misbehaving", "neither text nor calls: model_error",
        lambda: [("calls", [])], ("model_error", 1)),
-    _S("slow_model", "misbehaving", f"answers after {SLOW_MODEL_SECONDS:g} s against a 1 s budget: time_budget",
-       lambda: [("text", _slow)], ("time_budget", 1), options={"max_seconds": 1.0}),
+    _S("slow_model", "misbehaving",
+       f"answers after {SLOW_MODEL_SECONDS:g} s against a {SLOW_MODEL_BUDGET:g} s budget: time_budget",
+       lambda: [("text", _slow)], ("time_budget", 1), options={"max_seconds": SLOW_MODEL_BUDGET}),
     _S("lone_surrogates", "misbehaving", "a lone surrogate in a name and in arguments: refused, logged safely",
        lambda: [("calls", [("get_order\ud800", "{}"), ("search_orders", '{"query": "lamp\ud800"}')]),
                 _text("Ok.")], ("answered", 2)),
