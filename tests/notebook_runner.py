@@ -26,6 +26,19 @@ def without_demos(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return pruned
 
 
+def ending_at(notebook: nbformat.NotebookNode, grade_ids: tuple[str, ...]) -> nbformat.NotebookNode:
+    """A copy that stops after the last of these cells: what follows a cell cannot change its outcome."""
+    positions = [
+        index
+        for index, cell in enumerate(notebook.cells)
+        if cell.metadata.get("nbgrader", {}).get("grade_id") in grade_ids
+    ]
+    assert len(positions) == len(set(grade_ids)), f"not every one of {grade_ids} is a cell of the notebook"
+    shortened = copy.deepcopy(notebook)
+    shortened.cells = shortened.cells[: max(positions) + 1]
+    return shortened
+
+
 def grade_ids(notebook: nbformat.NotebookNode, *, tests: bool) -> list[str]:
     """The grade_ids of the graded test cells (tests=True) or of the solution cells (tests=False)."""
     wanted = "grade" if tests else "solution"

@@ -23,6 +23,7 @@ from grading.build_notebooks import (
 )
 from grading.wrong_answers import WrongAnswer
 from tests.notebook_runner import (
+    ending_at,
     grade_ids,
     graded_results,
     instructor_notebook,
@@ -94,7 +95,7 @@ def test_every_exercise_has_a_wrong_answer_that_loses_points(name: str) -> None:
 )
 def test_a_wrong_answer_fails_the_tests_that_name_it(name: str, answer: WrongAnswer, tmp_path: Path) -> None:
     notebook = with_cell_replaced(without_demos(instructor_notebook(name)), answer.cell, answer.code)
-    results = graded_results(notebook, GRADING / "source" / name)
+    results = graded_results(ending_at(notebook, answer.fails), GRADING / "source" / name)
     missed = [test for test in answer.fails if results.get(test, True)]
     assert not missed, f"{answer.why}: these tests still pass: {missed}"
 
