@@ -28,6 +28,18 @@ MAX_UNZIPPED_BYTES = 200_000_000
 MAX_ZIP_ENTRIES = 10_000
 """A zip file holding more entries than this is not taken in."""
 
+UNREADABLE = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    OSError,
+    EOFError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+)
+"""What reading a file that is not a sound zip file can raise (NotImplementedError: an unknown compression,
+RuntimeError: an encrypted entry)."""
+
 ARCHIVE_SUFFIXES = (".zip", ".gz")
 """nbgrader's zip_collect also extracts archives found inside an archive, without limits: refused."""
 
@@ -86,14 +98,7 @@ def zip_problem(path: Path) -> str | None:
             damaged = archive.testzip()
             if damaged is not None:
                 return f"is damaged ({damaged} does not match its checksum)"
-    except (
-        zipfile.BadZipFile,
-        zipfile.LargeZipFile,
-        OSError,
-        EOFError,
-        ValueError,
-        NotImplementedError,
-    ) as error:
+    except UNREADABLE as error:
         return f"is not a readable zip file ({error})"
     return None
 

@@ -54,7 +54,7 @@ def render(outcomes: list[Outcome], skipped: Iterable[str] = ()) -> str:
         lines += [f"      {KINDS.get(note.kind, note.kind)}: {note.text}" for note in outcome.notes]
     skipped = list(skipped)
     if skipped:
-        lines += ["", f"not graded: {_count(len(skipped), 'entry', 'entries')} of the submissions folder"]
+        lines += ["", f"{_count(len(skipped), 'entry', 'entries')} of the submissions folder not graded:"]
         lines += [f"  {line}" for line in skipped]
     return "\n".join(lines)
 

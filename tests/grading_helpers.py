@@ -84,6 +84,8 @@ BAD_ZIPS = {
     "bomb": "would extract to 250 MB, more than the 200 MB allowed",
     "nested": "holds another archive (inner.zip): zip the notebooks themselves",
     "damaged": "is damaged (01_envelope/01_envelope.ipynb does not match its checksum)",
+    "encrypted": "is not a readable zip file (File '01_envelope/01_envelope.ipynb' is encrypted, password "
+    "required for extraction)",
 }
 """Zip files written by `write_bad_zips`, and the reason each is skipped with."""
 
@@ -108,6 +110,12 @@ def write_bad_zips(solution: Path, destination: Path) -> None:
     data = bytearray((destination / "damaged.zip").read_bytes())
     data[data.index(b'"cells"') + 2] ^= 0xFF
     (destination / "damaged.zip").write_bytes(bytes(data))
+    with zipfile.ZipFile(destination / "encrypted.zip", "w") as archive:
+        archive.write(notebook, inside)
+    data = bytearray((destination / "encrypted.zip").read_bytes())
+    for header, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # set "encrypted" in both headers
+        data[data.index(header) + flags] |= 1
+    (destination / "encrypted.zip").write_bytes(bytes(data))
     with zipfile.ZipFile(destination / "slip.zip", "w") as archive:
         archive.write(notebook, inside)
         archive.writestr("../../../escaped.txt", "out of the extraction folder")
