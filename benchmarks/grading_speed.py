@@ -13,8 +13,6 @@ Target: at least 1.7x on 2 cores (2x is the limit). A ratio, not a timed asserti
 from __future__ import annotations
 
 import argparse
-import copy
-import importlib
 import re
 import shutil
 import subprocess
@@ -23,15 +21,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from nbformat import NotebookNode
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from course_grade.course import Course  # noqa: E402
 from course_grade.gradebook import cell_scores  # noqa: E402
+from course_grade.hostile import solution_ids  # noqa: E402
 from course_grade.notebooks import read, write  # noqa: E402
 from course_grade.pipeline import copy_course  # noqa: E402
-from grading.build_notebooks import GRADING, nbgrader_environment  # noqa: E402
+from grading.build_notebooks import GRADING, nbgrader_command, nbgrader_environment  # noqa: E402
+from grading.wrong_answers import published  # noqa: E402
+from tests.notebook_runner import with_cell_replaced  # noqa: E402
 
 TARGET_RATIO = 1.7
 VARIANTS = ("correct", "wrong", "learner", "broken")
@@ -39,10 +38,7 @@ VARIANTS = ("correct", "wrong", "learner", "broken")
 
 def nbgrader(course: Path, *args: str) -> set[tuple[str, str]]:
     """Run plain nbgrader on a course directory; return the (assignment, student) it could not process."""
-    command = [
-        sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR",
-        f"--CourseDirectory.root={course}", f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db",
-    ]  # fmt: skip
+    command = nbgrader_command(course, *args)
     done = subprocess.run(command, cwd=course, env=nbgrader_environment(), capture_output=True, text=True)
     failed = set(re.findall(r"error processing assignment '([^']+)' for student '([^']+)'", done.stderr))
     if done.returncode != 0 and not failed:
@@ -56,24 +52,6 @@ def graded_cells(course: Path, leave_out: set[tuple[str, str]]) -> dict[tuple[st
     return {key: score for key, score in scores.items() if key[:2] not in leave_out}
 
 
-def wrong_answers(assignment: str) -> list[tuple[str, str]]:
-    """(solution grade_id, wrong code) of an assignment's published wrong answers (none if it has no module)."""
-    try:
-        module = importlib.import_module(f"grading.wrong_answers.{assignment}")
-    except ModuleNotFoundError:
-        return []
-    return [(answer.cell, answer.code) for answer in module.WRONG_ANSWERS]
-
-
-def replaced(notebook: NotebookNode, grade_id: str, source: str) -> NotebookNode:
-    """A copy of a notebook whose cell `grade_id` has the given source."""
-    changed = copy.deepcopy(notebook)
-    for cell in changed.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
-            cell.source = source
-    return changed
-
-
 def build_class(course: Course, assignments: list[str], students: int, folder: Path) -> dict[str, int]:
     """Write `folder/<student>/<assignment>/<notebook>.ipynb` for every student; count each variant."""
     counts = dict.fromkeys(VARIANTS, 0)
@@ -81,12 +59,9 @@ def build_class(course: Course, assignments: list[str], students: int, folder: P
         name = course.notebooks(assignment)[0]
         instructor = read(course.folder("source", assignment=assignment) / f"{name}.ipynb")
         learner = read(course.folder("release", assignment=assignment) / f"{name}.ipynb")
-        first_solution = next(
-            cell.metadata["nbgrader"]["grade_id"]
-            for cell in instructor.cells
-            if cell.metadata.get("nbgrader", {}).get("solution")
-        )
-        wrong = wrong_answers(assignment) or [(first_solution, "raise NotImplementedError()")]
+        first_solution = solution_ids(instructor)[0]
+        wrong = [(answer.cell, answer.code) for answer in published(assignment)]
+        wrong = wrong or [(first_solution, "raise NotImplementedError()")]
         for number in range(students):
             variant = VARIANTS[number % len(VARIANTS)]
             counts[variant] += 1
@@ -96,9 +71,9 @@ def build_class(course: Course, assignments: list[str], students: int, folder: P
                 notebook = learner
             elif variant == "wrong":
                 cell, code = wrong[(number // len(VARIANTS)) % len(wrong)]
-                notebook = replaced(instructor, cell, code)
+                notebook = with_cell_replaced(instructor, cell, code)
             else:
-                notebook = replaced(instructor, first_solution, "def broken(:\n    pass\n")
+                notebook = with_cell_replaced(instructor, first_solution, "def broken(:\n    pass\n")
             target = folder / f"student-{number:02d}" / assignment
             target.mkdir(parents=True, exist_ok=True)
             write(notebook, target / f"{name}.ipynb")

@@ -23,6 +23,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from course_grade.pipeline import copy_course
+
 GRADING = Path(__file__).resolve().parent
 ROOT = GRADING.parent
 SOURCE = GRADING / "source"
@@ -59,19 +61,21 @@ def nbgrader_environment() -> dict[str, str]:
     }
 
 
+def nbgrader_command(course: Path, *args: str) -> list[str]:
+    """`python -m nbgrader ARGS`, quiet, on a course directory and the sqlite gradebook inside it."""
+    return [
+        sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR",
+        f"--CourseDirectory.root={course}", f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db",
+    ]  # fmt: skip
+
+
 def generate_learner_versions(names: list[str], destination: Path) -> None:
     """Run nbgrader generate_assignment on a scratch copy of the course and copy the results to destination."""
     with tempfile.TemporaryDirectory() as scratch:
-        course = Path(scratch) / "course"
-        shutil.copytree(
-            GRADING, course, ignore=shutil.ignore_patterns("gradebook.db", "release", "__pycache__")
-        )
+        course = copy_course(GRADING, Path(scratch) / "course")
         for name in names:
-            subprocess.run(
-                [sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force", "--log-level=ERROR",
-                 f"--CourseDirectory.root={course}", f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db"],
-                cwd=course, env=nbgrader_environment(), check=True,
-            )  # fmt: skip
+            command = nbgrader_command(course, "generate_assignment", name, "--force")
+            subprocess.run(command, cwd=course, env=nbgrader_environment(), check=True)
             destination.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(course / "release" / name / f"{name}.ipynb", destination / f"{name}.ipynb")
 

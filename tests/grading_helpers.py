@@ -12,7 +12,7 @@ from pathlib import Path
 
 from course_grade.gradebook import cell_scores
 from course_grade.pipeline import copy_course
-from grading.build_notebooks import GRADING, nbgrader_environment
+from grading.build_notebooks import GRADING, nbgrader_command, nbgrader_environment
 
 COMMAND = str(Path(sys.executable).parent / "course-grade")
 """The installed console script."""
@@ -49,10 +49,7 @@ def course_grade(course: Path, *args: str, cwd: Path | None = None) -> Run:
 
 def nbgrader(course: Path, *args: str) -> None:
     """Run plain nbgrader on a course directory, as an instructor would without course-grade."""
-    command = [
-        sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR",
-        f"--CourseDirectory.root={course}", f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db",
-    ]  # fmt: skip
+    command = nbgrader_command(course, *args)
     subprocess.run(command, cwd=course, env=nbgrader_environment(), check=True, capture_output=True)
 
 

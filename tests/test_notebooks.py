@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -18,10 +15,10 @@ from grading.build_notebooks import (
     GRADING,
     LEARNERS,
     assignments,
-    nbgrader_environment,
     stale_learner_versions,
 )
-from grading.wrong_answers import WrongAnswer
+from grading.wrong_answers import WrongAnswer, published
+from tests.grading_helpers import fresh_course, nbgrader
 from tests.notebook_runner import (
     ending_at,
     grade_ids,
@@ -34,16 +31,7 @@ from tests.notebook_runner import (
 NAMES = assignments()
 
 
-def wrong_answers(name: str) -> list[WrongAnswer]:
-    """The published wrong answers of one notebook (none if it has no module yet: a test then fails)."""
-    try:
-        module = importlib.import_module(f"grading.wrong_answers.{name}")
-    except ModuleNotFoundError:
-        return []
-    return list(module.WRONG_ANSWERS)
-
-
-WRONG = [(name, answer) for name in NAMES for answer in wrong_answers(name)]
+WRONG = [(name, answer) for name in NAMES for answer in published(name)]
 
 
 def test_the_course_has_its_seven_notebooks_in_order() -> None:
@@ -86,7 +74,7 @@ def test_without_its_demo_cells_the_solution_still_passes_every_test(name: str) 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_exercise_has_a_wrong_answer_that_loses_points(name: str) -> None:
-    answered = {answer.cell for answer in wrong_answers(name)}
+    answered = {answer.cell for answer in published(name)}
     assert answered == set(grade_ids(instructor_notebook(name), tests=False))
 
 
@@ -104,32 +92,18 @@ def test_the_learners_versions_are_not_stale() -> None:
     assert stale_learner_versions(NAMES) == [], "run `python3 course.py build` to regenerate notebooks/"
 
 
-def _nbgrader(course: Path, *args: str) -> None:
-    command = [
-        sys.executable,
-        "-m",
-        "nbgrader",
-        *args,
-        "--log-level=ERROR",
-        f"--CourseDirectory.root={course}",
-    ]
-    command.append(f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db")
-    subprocess.run(command, cwd=course, env=nbgrader_environment(), check=True)
-
-
 @pytest.mark.timeout(400)  # two nbgrader runs and two kernels: slow on a loaded machine, never hung
 @pytest.mark.parametrize("name", NAMES)
 def test_autograding_gives_full_marks_to_the_solution_and_zero_to_the_learner_version(
     name: str, tmp_path: Path
 ) -> None:
-    course = tmp_path / "course"
-    shutil.copytree(GRADING, course, ignore=shutil.ignore_patterns("gradebook.db", "release", "__pycache__"))
-    _nbgrader(course, "generate_assignment", name, "--force")
+    course = fresh_course(tmp_path)
+    nbgrader(course, "generate_assignment", name, "--force")
     for student, origin in [("solution", course / "source"), ("fresh", course / "release")]:
         folder = course / "submitted" / student / name
         folder.mkdir(parents=True)
         shutil.copyfile(origin / name / f"{name}.ipynb", folder / f"{name}.ipynb")
-    _nbgrader(course, "autograde", name, "--force")
+    nbgrader(course, "autograde", name, "--force")
     with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
         solution = gradebook.find_submission(name, "solution")
         fresh = gradebook.find_submission(name, "fresh")
