@@ -98,10 +98,6 @@ class Course:
                 found[f"{assignment}/{path.stem}"] = frozenset(str(i) for i in ids if i)
         return found
 
-    def cell_timeout(self) -> int:
-        """Seconds a cell may run while autograding (nbgrader's default is 30)."""
-        return int(self.config().Execute.get("timeout", 30))
-
 
 def load_config(root: Path) -> Config:
     """The course's nbgrader_config.py, loaded as nbgrader loads it (a missing file is an empty config)."""

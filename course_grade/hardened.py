@@ -38,6 +38,7 @@ from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[impor
 from traitlets import Bool, Integer
 
 from course_grade.notebooks import node
+from course_grade.problems import cell_grade_id
 
 DIED = "the kernel died while running this cell (os._exit, a crash or too much memory)"
 NOT_RUN = "not run: the kernel died in an earlier cell"
@@ -224,7 +225,9 @@ class SafeOverwriteCells(OverwriteCells):  # type: ignore[misc]
         graded = {cell.name: cell for cell in source.grade_cells}
         solutions = {cell.name for cell in source.solution_cells}
         for position, name in enumerate(order):
-            present = {_grade_id(cell): index for index, cell in enumerate(nb.cells) if _grade_id(cell)}
+            present = {
+                cell_grade_id(cell): index for index, cell in enumerate(nb.cells) if cell_grade_id(cell)
+            }
             if name not in graded or name in present:
                 continue
             restored = self.missing_cell_transform(
@@ -233,11 +236,6 @@ class SafeOverwriteCells(OverwriteCells):  # type: ignore[misc]
             earlier = [present[other] for other in order[:position] if other in present]
             nb.cells.insert(max(earlier) + 1 if earlier else 0, restored)
         return nb
-
-
-def _grade_id(cell: NotebookNode) -> str:
-    """A cell's grade_id, or "" if it has none."""
-    return str(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
 
 
 class _LiteralFolders:

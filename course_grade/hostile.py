@@ -24,6 +24,7 @@ from nbformat import NotebookNode
 
 from course_grade.course import REPOSITORY_COURSE, Course
 from course_grade.notebooks import read, write
+from course_grade.problems import cell_grade_id, is_test
 
 ODD_ID = "Zoë O'Brien, Jr. [2]*"
 """A student id with spaces, accents, a quote, a comma and glob characters, all legal in a folder name."""
@@ -48,7 +49,9 @@ Notebook = NotebookNode
 
 def solution_ids(notebook: Notebook) -> list[str]:
     """The grade_ids of the solution cells, in order."""
-    return [_id(cell) for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("solution")]
+    return [
+        cell_grade_id(cell) for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("solution")
+    ]
 
 
 def first_exercise_points(notebook: Notebook) -> float:
@@ -62,22 +65,11 @@ def first_exercise_points(notebook: Notebook) -> float:
     return points
 
 
-def _id(cell: Notebook) -> str:
-    """A cell's grade_id ("" if none)."""
-    return str(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
-
-
-def _is_test(cell: Notebook) -> bool:
-    """True for an autograded test cell."""
-    nbgrader = cell.metadata.get("nbgrader", {})
-    return bool(nbgrader.get("grade")) and not nbgrader.get("solution")
-
-
 def _edit(notebook: Notebook, grade_id: str, change: Callable[[str], str]) -> Notebook:
     """A copy of the notebook whose cell `grade_id` has its source passed through `change`."""
     changed = copy.deepcopy(notebook)
     for cell in changed.cells:
-        if _id(cell) == grade_id:
+        if cell_grade_id(cell) == grade_id:
             cell.source = change(cell.source)
     return changed
 
@@ -155,8 +147,10 @@ def build(course: Course, assignment: str) -> dict[str, tuple[Case, Callable[[Pa
             f"{assignment} needs two exercises (solution cells) for this pack; it has {len(solutions)}"
         )
     first, second = solutions[0], solutions[1]
-    stub = next(cell.source for cell in learner.cells if _id(cell) == second)
-    function = _first_function(next(cell.source for cell in instructor.cells if _id(cell) == second))
+    stub = next(cell.source for cell in learner.cells if cell_grade_id(cell) == second)
+    function = _first_function(
+        next(cell.source for cell in instructor.cells if cell_grade_id(cell) == second)
+    )
     stderr = (
         STDERR_WRAPPER.format(name=function) if function else 'import sys\nprint("debug", file=sys.stderr)'
     )
@@ -170,12 +164,12 @@ def build(course: Course, assignment: str) -> dict[str, tuple[Case, Callable[[Pa
 
     edited = copy.deepcopy(learner)
     for cell in edited.cells:
-        if _is_test(cell):
+        if is_test(cell):
             cell.source, cell.metadata.nbgrader["points"] = "pass", 100
     deleted = copy.deepcopy(learner)
-    deleted.cells = [cell for cell in deleted.cells if not _is_test(cell)]
+    deleted.cells = [cell for cell in deleted.cells if not is_test(cell)]
     duplicated = copy.deepcopy(instructor)
-    index = next(i for i, cell in enumerate(duplicated.cells) if _is_test(cell))
+    index = next(i for i, cell in enumerate(duplicated.cells) if is_test(cell))
     twin = copy.deepcopy(duplicated.cells[index])
     twin["id"] = f"{twin.get('id', 'cell')}-copy"[
         -64:

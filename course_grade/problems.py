@@ -144,8 +144,8 @@ def compare_cells(
 ) -> list[Note]:
     """Notes on the graded cells of a readable notebook: edited, deleted, duplicated, or foreign."""
     name = f"{definition.name}.ipynb"
-    cells = [cell for cell in notebook["cells"] if _grade_id(cell)]
-    counts = Counter(_grade_id(cell) for cell in cells)
+    cells = [cell for cell in notebook["cells"] if cell_grade_id(cell)]
+    counts = Counter(cell_grade_id(cell) for cell in cells)
     notes: list[Note] = []
     owner = next((key for key, ids in sorted(elsewhere.items()) if set(counts) & ids), None)
     if owner and not set(counts) & definition.ids:
@@ -174,9 +174,9 @@ def compare_cells(
         )
     edited = sorted(
         {
-            _grade_id(cell)
+            cell_grade_id(cell)
             for cell in cells
-            if _grade_id(cell) in definition.locked and _changed(cell, definition)
+            if cell_grade_id(cell) in definition.locked and _changed(cell, definition)
         }
     )
     if edited:
@@ -192,7 +192,7 @@ def compare_cells(
 
 def _changed(cell: Notebook, definition: NotebookDefinition) -> bool:
     """True if a locked cell's source or points differ from the instructor's."""
-    grade_id = _grade_id(cell)
+    grade_id = cell_grade_id(cell)
     points = cell["metadata"]["nbgrader"].get("points")
     expected_points = definition.graded.get(grade_id)
     changed_points = expected_points is not None and _as_float(points) != expected_points
@@ -222,7 +222,7 @@ def _as_float(value: object) -> float | None:
         return None
 
 
-def _grade_id(cell: Any) -> str:
+def cell_grade_id(cell: Any) -> str:
     """The nbgrader grade_id of a cell, or "" if it has none."""
     nbgrader = cell.get("metadata", {}).get("nbgrader", {})
     grade_id = nbgrader.get("grade_id", "") if isinstance(nbgrader, dict) else ""
@@ -248,7 +248,7 @@ def execution_notes(notebook: Notebook, name: str, timeout: int) -> list[Note]:
     for index, cell in enumerate(notebook["cells"]):
         if cell.get("cell_type") != "code":
             continue
-        label = _grade_id(cell) or f"code cell {index + 1}"
+        label = cell_grade_id(cell) or f"code cell {index + 1}"
         for output in cell.get("outputs", []):
             kind = output.get("output_type")
             if kind == "error" and output.get("ename") == "CellTimeoutError":
@@ -259,7 +259,7 @@ def execution_notes(notebook: Notebook, name: str, timeout: int) -> list[Note]:
                 stopped = label
             elif kind == "error" and output.get("ename") == "SystemExit":
                 exits.append(label)
-            elif kind == "stream" and output.get("name") == "stderr" and _is_test(cell):
+            elif kind == "stream" and output.get("name") == "stderr" and is_test(cell):
                 stderr.append(label)
             if kind == "stream" and any(
                 marker in _joined(output.get("text", "")) for marker in TRUNCATION_MARKERS
@@ -313,7 +313,7 @@ def execution_notes(notebook: Notebook, name: str, timeout: int) -> list[Note]:
     return notes
 
 
-def _is_test(cell: Any) -> bool:
+def is_test(cell: Any) -> bool:
     """True for an autograded test cell."""
     nbgrader = cell.get("metadata", {}).get("nbgrader", {})
     return bool(nbgrader.get("grade")) and not nbgrader.get("solution")

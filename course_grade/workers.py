@@ -158,7 +158,8 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     expected = {f"{name}.ipynb" for name in gradable} | _plain_files(submitted)
     expected |= _plain_files(course / "source" / job.assignment)
     before = fingerprint(course, skip=course / "autograded")
-    outcome = convert(LiteralAutograde, _hardened(real.config(course, url)), job.assignment, job.student)
+    config = _hardened(real.config(course, url))
+    outcome = convert(LiteralAutograde, config, job.assignment, job.student)
     notes += _side_effects(
         changed(before, fingerprint(course, skip=course / "autograded")), autograded, expected
     )
@@ -168,7 +169,7 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
 
     paths = {name: autograded / f"{name}.ipynb" for name in gradable}
     notebooks = {name: path.read_bytes() for name, path in paths.items() if path.is_file()}
-    timeout = real.cell_timeout()
+    timeout = int(config.Execute.get("timeout", Execute.timeout.default_value))
     for name, data in notebooks.items():
         notes += execution_notes(json.loads(data), f"{name}.ipynb", timeout)
     grades = read_results(url, real.course_id, job.assignment, job.student, list(notebooks))
