@@ -3,7 +3,8 @@
     with StandIn([("calls", [("get_weather", '{"city": "Paris", "unit": "celsius"}')]), ("text", "15 C")]) as server:
         client = OpenAI(base_url=server.base, api_key="stand-in")
 
-Routes: POST /v1/chat/completions, POST /v1/responses and (Anthropic) POST /v1/messages.
+Routes: POST /v1/chat/completions, POST /v1/responses and (Anthropic) POST /v1/messages; each answers
+`stream: true` with `text/event-stream`, the same answer cut into the route's documented events.
 Rejected requests answer with the documented error envelope and never consume a script step; every
 error carries `x-should-retry: false` so an SDK's automatic retries cannot eat scripted turns. Ids count
 up per server and timestamps come from a fixed clock, so the same script gives byte-identical bodies.
@@ -21,7 +22,8 @@ from typing import Any, NamedTuple
 from course_lib.errors import ScriptError, WireError
 from course_lib.scripted import Decision, FunctionModel, Model, ScriptedModel, Step, echo
 from course_lib.wire import chat, messages, responses
-from course_lib.wire.common import Conversation, Counters, error_envelope
+from course_lib.wire.common import Conversation, Counters, StreamRequest, error_envelope, read_stream
+from course_lib.wire.sse import Event, encode
 
 MAX_BODY_BYTES = 1_000_000
 """Bodies larger than this are refused from their Content-Length, before a byte of them is read."""
@@ -43,11 +45,13 @@ class Exchange(NamedTuple):
 
 
 class Answer(NamedTuple):
-    """What the stand-in sends back: a status, a JSON payload and any extra headers."""
+    """What the stand-in sends back: a status, a JSON payload and, for a stream, the events that carry it."""
 
     status: int
     payload: dict[str, Any]
     close: bool = False
+    events: list[Event] | None = None
+    """For `stream: true`: the payload cut into server-sent events (the payload is what they assemble to)."""
 
 
 def error_answer(status: int, message: str, param: str | None = None, code: str | None = None) -> Answer:
@@ -103,6 +107,7 @@ class StandIn:
         self.model: Model = FunctionModel(self._function) if self._function else ScriptedModel(script)
         self.counters = Counters()
         self.reasoning_for: dict[str, str] = {}
+        self.sealed: set[str] = set()
         self.log.clear()
         self.server_errors.clear()
 
@@ -147,9 +152,10 @@ class StandIn:
     def _answer(self, route: Any, body: dict[str, Any]) -> Answer:
         try:
             if route is responses:
-                conversation = responses.read_request(body, self.reasoning_for)
+                conversation = responses.read_request(body, self.reasoning_for, self.sealed)
             else:
                 conversation = route.read_request(body)
+            stream = read_stream(body, options=route is chat)
         except WireError as error:
             return error_answer(error.status, error.message, error.param, error.code)
         try:
@@ -161,7 +167,8 @@ class StandIn:
             self.server_errors.append(f"{type(error).__name__}: {error}")
             return error_answer(500, f"stand-in script step raised {type(error).__name__}: {error}"[:500],
                                 code="script_error")  # fmt: skip
-        return self._render(route, body, decision)
+        answer = self._render(route, body, decision)
+        return _streamed(route, answer, stream) if stream.stream and answer.status == 200 else answer
 
     def _render(self, route: Any, body: dict[str, Any], decision: Decision) -> Answer:
         if decision.kind == "error":
@@ -171,7 +178,16 @@ class StandIn:
         if route is not responses:
             return Answer(200, route.answer_with_calls(body, decision.calls, self.counters))
         reasoning_for = self.reasoning_for if self.reasoning else None
-        return Answer(200, responses.answer_with_calls(body, decision.calls, self.counters, reasoning_for))
+        return Answer(
+            200, responses.answer_with_calls(body, decision.calls, self.counters, reasoning_for, self.sealed)
+        )
+
+
+def _streamed(route: Any, answer: Answer, stream: StreamRequest) -> Answer:
+    """The same answer, carried by the route's documented stream of events."""
+    if route is chat:
+        return answer._replace(events=chat.stream_events(answer.payload, stream.include_usage))
+    return answer._replace(events=route.stream_events(answer.payload))
 
 
 class _Server(ThreadingHTTPServer):
@@ -215,7 +231,23 @@ def _handler_for(server: StandIn) -> type[BaseHTTPRequestHandler]:
             except ConnectionError:  # the client gave up (say, on its own timeout): nobody to answer
                 self.close_connection = True
 
+        def _send_events(self, events: list[Event]) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("x-request-id", f"req_{len(server.log)}")
+            self.end_headers()
+            for event in events:  # one HTTP chunk per event; a client that hangs up ends the loop here
+                data = encode(event)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+
         def _send(self, answer: Answer) -> None:
+            if answer.events is not None:
+                self._send_events(answer.events)
+                return
             data = json.dumps(answer.payload).encode("utf-8")
             self.send_response(answer.status)
             self.send_header("Content-Type", "application/json")

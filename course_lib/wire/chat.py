@@ -16,6 +16,7 @@ from course_lib.wire.common import (
     require,
     text_of,
 )
+from course_lib.wire.sse import Event, fragments
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
@@ -171,3 +172,57 @@ def answer_with_text(body: Mapping[str, Any], text: str, counters: Counters) -> 
     """A completion whose assistant message is plain text."""
     message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
     return _completion(body, message, "stop", counters)
+
+
+def _chunk(completion: Mapping[str, Any], choices: list[dict[str, Any]], usage: bool) -> dict[str, Any]:
+    chunk: dict[str, Any] = {
+        "id": completion["id"],
+        "object": "chat.completion.chunk",
+        "created": completion["created"],
+        "model": completion["model"],
+        "system_fingerprint": None,
+        "choices": choices,
+    }
+    if usage:  # documented: with include_usage, every chunk carries `usage`, null until the last one
+        chunk["usage"] = None
+    return chunk
+
+
+def _delta(delta: dict[str, Any], finish: str | None = None) -> list[dict[str, Any]]:
+    return [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
+
+
+def stream_events(completion: Mapping[str, Any], include_usage: bool = False) -> list[Event]:
+    """The `chat.completion.chunk` events that stream this completion, ending with `[DONE]`.
+
+    The first chunk carries the role; each tool call opens with its index, id and name and an empty
+    `arguments`, then its arguments follow in fragments under the same index; the last choice chunk has an
+    empty delta and the `finish_reason`. With `include_usage`, one more chunk with no choices carries usage.
+    """
+    choice = completion["choices"][0]
+    message = choice["message"]
+    chunks: list[dict[str, Any]] = []
+
+    def add(delta: dict[str, Any], finish: str | None = None) -> None:
+        chunks.append(_chunk(completion, _delta(delta, finish), include_usage))
+
+    if message.get("tool_calls"):
+        add({"role": "assistant", "content": None, "refusal": None})
+        for index, call in enumerate(message["tool_calls"]):
+            function = call["function"]
+            opening = {"name": function["name"], "arguments": ""}
+            add({"tool_calls": [{"index": index, "id": call["id"], "type": "function", "function": opening}]})
+            for piece in fragments(function["arguments"], f"{completion['id']}:{call['id']}"):
+                if piece:
+                    add({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+    else:
+        add({"role": "assistant", "content": "" if message["content"] is not None else None, "refusal": None})
+        for piece in fragments(message["content"] or "", str(completion["id"])):
+            if piece:
+                add({"content": piece})
+    add({}, choice["finish_reason"])
+    if include_usage:
+        last = _chunk(completion, [], True)
+        last["usage"] = completion["usage"]
+        chunks.append(last)
+    return [Event(None, chunk) for chunk in chunks] + [Event(None, "[DONE]")]

@@ -137,3 +137,29 @@ def error_envelope(
 ) -> dict[str, Any]:
     """The documented error envelope: {"error": {message, type, param, code}}."""
     return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+@dataclass(frozen=True)
+class StreamRequest:
+    """Whether a request asked for a stream (`stream: true`), and for a final usage chunk (chat only)."""
+
+    stream: bool
+    include_usage: bool = False
+
+
+def read_stream(body: Mapping[str, Any], *, options: bool) -> StreamRequest:
+    """`stream` and, where the format has them (`options`), `stream_options`, which only go with a stream."""
+    stream = body.get("stream")
+    require(stream is None or type(stream) is bool, "stream must be a boolean", "stream")
+    raw = body.get("stream_options") if options else None
+    if raw is None:
+        return StreamRequest(bool(stream))
+    require(stream is True, "stream_options may only be set when stream is true", "stream_options")
+    require(isinstance(raw, dict), "stream_options must be an object", "stream_options")
+    include_usage = raw.get("include_usage", False)
+    require(
+        type(include_usage) is bool,
+        "stream_options.include_usage must be a boolean",
+        "stream_options.include_usage",
+    )
+    return StreamRequest(True, bool(include_usage))

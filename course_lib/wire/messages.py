@@ -24,6 +24,7 @@ from course_lib.wire.common import (
     require,
     text_of,
 )
+from course_lib.wire.sse import Event, fragments
 
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
                404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
@@ -189,3 +190,46 @@ def answer_with_calls(
 def answer_with_text(body: Mapping[str, Any], text: str, counters: Counters) -> dict[str, Any]:
     """A message whose content is one text block."""
     return _message(body, [{"type": "text", "text": text}], "end_turn", counters)
+
+
+def stream_events(message: Mapping[str, Any]) -> list[Event]:
+    """The documented event sequence that streams this message, each event named by its `type`.
+
+    `message_start` (no content, no stop_reason yet); per content block `content_block_start`, its
+    `content_block_delta`s (`text_delta`, or `input_json_delta` carrying fragments of the input's JSON
+    text), `content_block_stop`; then `message_delta` with the stop_reason and `message_stop`.
+    """
+    events: list[Event] = []
+
+    def emit(kind: str, **fields: Any) -> None:
+        events.append(Event(kind, {"type": kind, **fields}))
+
+    usage = message["usage"]
+    emit(
+        "message_start",
+        message={**message, "content": [], "stop_reason": None, "stop_sequence": None,
+                 "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}},
+    )  # fmt: skip
+    for index, block in enumerate(message["content"]):
+        seed = f"{message['id']}:{index}"
+        if block["type"] == "tool_use":
+            emit("content_block_start", index=index, content_block={**block, "input": {}})
+            for piece in fragments(json.dumps(block["input"]), seed):
+                emit(
+                    "content_block_delta",
+                    index=index,
+                    delta={"type": "input_json_delta", "partial_json": piece},
+                )
+        else:
+            emit("content_block_start", index=index, content_block={**block, "text": ""})
+            for piece in fragments(block["text"], seed):
+                if piece:
+                    emit("content_block_delta", index=index, delta={"type": "text_delta", "text": piece})
+        emit("content_block_stop", index=index)
+    emit(
+        "message_delta",
+        delta={"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]},
+        usage={"output_tokens": usage["output_tokens"]},
+    )
+    emit("message_stop")
+    return events

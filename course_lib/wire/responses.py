@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
+import hmac
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,9 +20,52 @@ from course_lib.wire.common import (
     require,
     text_of,
 )
+from course_lib.wire.sse import Event, fragments
 
 MODEL_ITEMS = ("function_call", "reasoning", "assistant")
 INPUT_PARTS = ("input_text", "output_text", "text", "input_image", "input_file", "refusal")
+ENCRYPTED_REASONING = "reasoning.encrypted_content"
+"""The `include` value that asks for reasoning items to carry `encrypted_content`."""
+_SEAL_KEY = b"course_lib stand-in: not a secret, only a checksum"
+
+
+def seal(item_id: str) -> str:
+    """The opaque `encrypted_content` the stand-in issues for a reasoning item: deterministic, checkable."""
+    digest = hmac.new(_SEAL_KEY, item_id.encode("utf-8"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+
+
+def wants_encrypted_reasoning(body: Mapping[str, Any]) -> bool:
+    """Whether the request's `include` (a list of strings, if present) asks for encrypted reasoning."""
+    include = body.get("include")
+    if include is None:
+        return False
+    require(
+        isinstance(include, list) and all(type(value) is str for value in include),
+        "include must be an array of strings",
+        "include",
+    )
+    assert isinstance(include, list)
+    return ENCRYPTED_REASONING in include
+
+
+def _check_reasoning(item: Mapping[str, Any], param: str, sealed: set[str]) -> None:
+    """A replayed reasoning item's `encrypted_content` must be the one issued for its id, unchanged."""
+    content = item.get("encrypted_content")
+    if content is None:
+        require(
+            item["id"] not in sealed,
+            f"{param} (reasoning item {item['id']!r}) was issued with encrypted_content but replayed without it: "
+            "replay the reasoning item exactly as the response returned it",
+            f"{param}.encrypted_content",
+        )
+        return
+    require(
+        type(content) is str and hmac.compare_digest(content, seal(item["id"])),
+        f"{param}.encrypted_content could not be verified for reasoning item {item['id']!r}: "
+        "it is not the value this server issued (changed, truncated, or from another item)",
+        f"{param}.encrypted_content",
+    )
 
 
 def read_tools(body: Mapping[str, Any]) -> list[str]:
@@ -78,9 +124,15 @@ def _kind(item: Mapping[str, Any], param: str) -> str:
     return str(kind)
 
 
-def read_request(body: Mapping[str, Any], reasoning_for: Mapping[str, str] | None = None) -> Conversation:
-    """Check a responses request; `reasoning_for` maps call ids to the reasoning item that must come back."""
+def read_request(
+    body: Mapping[str, Any], reasoning_for: Mapping[str, str] | None = None, sealed: set[str] | None = None
+) -> Conversation:
+    """Check a responses request; `reasoning_for` maps call ids to the reasoning item that must come back.
+
+    `sealed` holds the ids of reasoning items issued with `encrypted_content`: those must come back with it.
+    """
     model = read_model(body)
+    wants_encrypted_reasoning(body)
     require(
         "previous_response_id" not in body,
         "the stand-in keeps no state: send the whole input",
@@ -102,6 +154,7 @@ def read_request(body: Mapping[str, Any], reasoning_for: Mapping[str, str] | Non
             conversation.turns, conversation.results = conversation.turns + 1, []
         if kind == "reasoning":
             require(type(item.get("id")) is str, f"{param}.id must be a string", f"{param}.id")
+            _check_reasoning(item, param, sealed or set())
             reasoning_seen.add(item["id"])
         elif kind == "function_call":
             call_id = item.get("call_id")
@@ -140,6 +193,14 @@ def read_request(body: Mapping[str, Any], reasoning_for: Mapping[str, str] | Non
     return conversation
 
 
+def _echoed_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """A declared tool as the response echoes it: `strict` and `parameters` always present (null if not given)."""
+    echoed = copy.deepcopy(dict(tool))
+    echoed.setdefault("strict", None)
+    echoed.setdefault("parameters", None)
+    return echoed
+
+
 def _response(body: Mapping[str, Any], output: list[dict[str, Any]], counters: Counters) -> dict[str, Any]:
     prompt, completion = estimate_tokens(body.get("input")), estimate_tokens(output)
     instructions = body.get("instructions")
@@ -157,7 +218,7 @@ def _response(body: Mapping[str, Any], output: list[dict[str, Any]], counters: C
         "parallel_tool_calls": body.get("parallel_tool_calls", True),
         "temperature": 1.0,
         "tool_choice": copy.deepcopy(body.get("tool_choice", "auto")),
-        "tools": copy.deepcopy(body.get("tools", [])),
+        "tools": [_echoed_tool(tool) for tool in body.get("tools", [])],
         "top_p": 1.0,
         "usage": {
             "input_tokens": prompt,
@@ -174,11 +235,21 @@ def answer_with_calls(
     calls: Sequence[tuple[str, str]],
     counters: Counters,
     reasoning_for: dict[str, str] | None = None,
+    sealed: set[str] | None = None,
 ) -> dict[str, Any]:
-    """A response whose output asks for these calls; with `reasoning_for`, a reasoning item precedes them."""
+    """A response whose output asks for these calls; with `reasoning_for`, a reasoning item precedes them.
+
+    When the request's `include` asks for encrypted reasoning, that item carries `encrypted_content`, and
+    its id goes into `sealed`.
+    """
     output: list[dict[str, Any]] = []
     if reasoning_for is not None and calls:
-        output.append({"type": "reasoning", "id": counters.next_id("rs"), "summary": []})
+        reasoning: dict[str, Any] = {"type": "reasoning", "id": counters.next_id("rs"), "summary": []}
+        if wants_encrypted_reasoning(body):
+            reasoning["encrypted_content"] = seal(reasoning["id"])
+            if sealed is not None:
+                sealed.add(reasoning["id"])
+        output.append(reasoning)
     for name, arguments in calls:
         call_id = counters.next_id("call")
         output.append(
@@ -206,3 +277,56 @@ def answer_with_text(body: Mapping[str, Any], text: str, counters: Counters) -> 
         "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}],
     }
     return _response(body, [message], counters)
+
+
+def _opened(item: Mapping[str, Any]) -> dict[str, Any]:
+    """An output item as `response.output_item.added` shows it: in progress, nothing generated yet."""
+    opened = copy.deepcopy(dict(item))
+    if item["type"] == "function_call":
+        opened.update(arguments="", status="in_progress")
+    elif item["type"] == "message":
+        opened.update(content=[], status="in_progress")
+    return opened
+
+
+def stream_events(response: Mapping[str, Any]) -> list[Event]:
+    """The documented event sequence that streams this response, each event named by its `type`.
+
+    `response.created` and `response.in_progress` (status in_progress, no output yet); then per output
+    item `response.output_item.added`, its content in fragments (`response.function_call_arguments.delta`
+    and `.done`, or a content part with `response.output_text.delta` and `.done`),
+    `response.output_item.done`; finally `response.completed` with the whole response.
+    """
+    events: list[Event] = []
+
+    def emit(kind: str, **fields: Any) -> None:
+        events.append(Event(kind, {"type": kind, "sequence_number": len(events), **fields}))
+
+    pending = {**copy.deepcopy(dict(response)), "status": "in_progress", "output": [], "usage": None}
+    emit("response.created", response=pending)
+    emit("response.in_progress", response=copy.deepcopy(pending))
+    for index, item in enumerate(response["output"]):
+        emit("response.output_item.added", output_index=index, item=_opened(item))
+        where = {"item_id": item["id"], "output_index": index}
+        if item["type"] == "function_call":
+            for piece in fragments(item["arguments"], f"{response['id']}:{item['id']}"):
+                if piece:
+                    emit("response.function_call_arguments.delta", **where, delta=piece)
+            emit(
+                "response.function_call_arguments.done",
+                **where,
+                name=item["name"],
+                arguments=item["arguments"],
+            )
+        elif item["type"] == "message":
+            for content_index, part in enumerate(item["content"]):
+                at = {**where, "content_index": content_index}
+                emit("response.content_part.added", **at, part={**copy.deepcopy(part), "text": ""})
+                for piece in fragments(part["text"], f"{response['id']}:{item['id']}:{content_index}"):
+                    if piece:
+                        emit("response.output_text.delta", **at, delta=piece, logprobs=[])
+                emit("response.output_text.done", **at, text=part["text"], logprobs=[])
+                emit("response.content_part.done", **at, part=copy.deepcopy(part))
+        emit("response.output_item.done", output_index=index, item=copy.deepcopy(item))
+    emit("response.completed", response=copy.deepcopy(dict(response)))
+    return events
