@@ -100,12 +100,12 @@ def assemble_responses_stream(events: Iterable[Mapping[str, Any]]) -> list[dict[
             completed = True
             break
         if kind == "response.output_item.added":
-            item = copy.deepcopy(dict(_object(event.get("item"), "the added item")))
-            if item.get("type") == "function_call":
-                item["arguments"] = ""
-            if item.get("type") == "message":
-                item["content"] = []
-            items[event["output_index"]] = item
+            added = copy.deepcopy(dict(_object(event.get("item"), "the added item")))
+            if added.get("type") == "function_call":
+                added["arguments"] = ""
+            if added.get("type") == "message":
+                added["content"] = []
+            items[event["output_index"]] = added
             continue
         if not isinstance(kind, str) or "output_index" not in event:
             continue
