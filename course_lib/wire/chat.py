@@ -180,7 +180,6 @@ def _chunk(completion: Mapping[str, Any], choices: list[dict[str, Any]], usage: 
         "object": "chat.completion.chunk",
         "created": completion["created"],
         "model": completion["model"],
-        "system_fingerprint": None,
         "choices": choices,
     }
     if usage:  # documented: with include_usage, every chunk carries `usage`, null until the last one

@@ -302,7 +302,8 @@ def stream_events(response: Mapping[str, Any]) -> list[Event]:
     def emit(kind: str, **fields: Any) -> None:
         events.append(Event(kind, {"type": kind, "sequence_number": len(events), **fields}))
 
-    pending = {**copy.deepcopy(dict(response)), "status": "in_progress", "output": [], "usage": None}
+    pending = {**copy.deepcopy(dict(response)), "status": "in_progress", "output": []}
+    del pending["usage"]  # not counted yet: the published schema has it optional, not nullable
     emit("response.created", response=pending)
     emit("response.in_progress", response=copy.deepcopy(pending))
     for index, item in enumerate(response["output"]):
