@@ -41,7 +41,7 @@ def ensure_environment() -> None:
             "--quiet",
             "--disable-pip-version-check",
             "-e",
-            ".[test]",
+            ".[test,frameworks]",  # frameworks: tests/test_frameworks.py (about 20 s, 120 MB more)
         ],
         cwd=ROOT,
         check=True,
