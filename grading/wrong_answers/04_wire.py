@@ -321,3 +321,172 @@ WRONG_ANSWERS = [
         ("test_second_request_single", "test_second_request_assistant_turn"),
     ),
 ]
+
+# ---- Parts D and E: assembling streams -----------------------------------------------------------------------
+
+CHAT_STREAM = "assemble_chat_stream"
+RESPONSES_STREAM = "assemble_responses_stream"
+
+_CHAT_STREAM_OK = '''
+def assemble_chat_stream(events):
+    """A correct answer, to splice mistakes into."""
+    content = None
+    calls = {}
+    finish = None
+    for event in events:
+        if event == "[DONE]":
+            break
+        for choice in event["choices"]:
+            delta = choice["delta"]
+            if delta.get("content") is not None:
+                content = (content or "") + delta["content"]
+            for part in delta.get("tool_calls") or []:
+                index = part["index"]
+                function = part.get("function") or {}
+                if index not in calls:
+                    calls[index] = {"id": part["id"], "type": "function",
+                                    "function": {"name": function["name"], "arguments": ""}}
+                piece = function.get("arguments") or ""
+                calls[index]["function"]["arguments"] += piece
+            if choice.get("finish_reason") is not None:
+                finish = choice["finish_reason"]
+    if finish is None or finish in ("length", "content_filter"):
+        raise ModelTurnError("the turn did not finish: " + repr(finish))
+    message = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [calls[index] for index in sorted(calls)]
+    return message
+'''
+
+_RESPONSES_STREAM_OK = '''
+def assemble_responses_stream(events):
+    """A correct answer, to splice mistakes into."""
+    items = {}
+    for event in events:
+        kind = event["type"]
+        if kind in ("response.incomplete", "response.failed", "error"):
+            raise ModelTurnError("the stream ended with " + kind)
+        if kind == "response.completed":
+            return [items[index] for index in sorted(items)]
+        if kind == "response.output_item.added":
+            item = copy.deepcopy(event["item"])
+            if item["type"] == "function_call":
+                item["arguments"] = ""
+            if item["type"] == "message":
+                item["content"] = []
+            items[event["output_index"]] = item
+        elif kind == "response.function_call_arguments.delta":
+            items[event["output_index"]]["arguments"] += event["delta"]
+        elif kind == "response.function_call_arguments.done":
+            if event["arguments"] != items[event["output_index"]]["arguments"]:
+                raise ModelTurnError("the deltas do not add up")
+        elif kind == "response.content_part.added":
+            items[event["output_index"]]["content"].append({**event["part"], "text": ""})
+        elif kind == "response.output_text.delta":
+            items[event["output_index"]]["content"][event["content_index"]]["text"] += event["delta"]
+        elif kind == "response.output_item.done":
+            item = items[event["output_index"]]
+            if item["type"] in ("function_call", "message"):
+                item["status"] = event["item"]["status"]
+            else:
+                items[event["output_index"]] = copy.deepcopy(event["item"])
+    raise ModelTurnError("the stream ended before response.completed")
+'''
+
+_PIECE = '                calls[index]["function"]["arguments"] += piece\n'
+_FINISH_CHECK = '    if finish is None or finish in ("length", "content_filter"):\n'
+_DELTA = '            items[event["output_index"]]["arguments"] += event["delta"]\n'
+
+WRONG_ANSWERS += [
+    WrongAnswer(
+        CHAT_STREAM,
+        "imports the library's assemble_chat_stream instead of writing one",
+        "from course_lib.streaming import assemble_chat_stream\n",
+        ("test_assemble_chat_calls", "test_assemble_chat_text", "test_assemble_chat_finish"),
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "concatenates every arguments fragment into the first call, whatever its index",
+        splice(
+            _CHAT_STREAM_OK, (_PIECE, '                calls[min(calls)]["function"]["arguments"] += piece\n')
+        ),
+        ("test_assemble_chat_calls",),
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "parses each fragment as it arrives, to use the arguments early",
+        splice(
+            _CHAT_STREAM_OK,
+            (_PIECE, _PIECE + "                json.loads(calls[index]['function']['arguments'] or '{}')\n"),
+        ),
+        ("test_assemble_chat_calls",),
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "holds each fragment back until the next one arrives, so the last one of every call is dropped",
+        splice(
+            _CHAT_STREAM_OK,
+            ("    finish = None\n", "    finish = None\n    held = {}\n"),
+            (
+                _PIECE,
+                '                calls[index]["function"]["arguments"] += held.get(index, "")\n'
+                "                held[index] = piece\n",
+            ),
+        ),
+        ("test_assemble_chat_calls",),
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "ignores finish_reason and returns whatever arrived",
+        splice(_CHAT_STREAM_OK, (_FINISH_CHECK, "    if False:\n")),
+        ("test_assemble_chat_finish",),
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        'refuses only a missing finish_reason, and accepts a turn cut at "length"',
+        splice(_CHAT_STREAM_OK, (_FINISH_CHECK, "    if finish is None:\n")),
+        ("test_assemble_chat_finish",),
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "starts content as an empty string, so a turn of only tool calls gets content '' instead of None",
+        splice(
+            _CHAT_STREAM_OK,
+            ("    content = None\n", '    content = ""\n'),
+            ('content = (content or "") + delta["content"]', 'content = content + delta["content"]'),
+        ),
+        ("test_assemble_chat_calls",),
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "imports the library's assemble_responses_stream instead of writing one",
+        "from course_lib.streaming import assemble_responses_stream\n",
+        ("test_assemble_responses_calls", "test_assemble_responses_unfinished"),
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "adds every delta to the item added last, ignoring output_index",
+        splice(
+            _RESPONSES_STREAM_OK, (_DELTA, '            items[max(items)]["arguments"] += event["delta"]\n')
+        ),
+        ("test_assemble_responses_calls",),
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "parses each delta as it arrives",
+        splice(_RESPONSES_STREAM_OK, (_DELTA, '            json.loads(event["delta"])\n' + _DELTA)),
+        ("test_assemble_responses_calls",),
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "returns the items when the events run out, completed or not",
+        splice(
+            _RESPONSES_STREAM_OK,
+            (
+                '    raise ModelTurnError("the stream ended before response.completed")\n',
+                "    return [items[index] for index in sorted(items)]\n",
+            ),
+        ),
+        ("test_assemble_responses_unfinished",),
+    ),
+]
