@@ -8,6 +8,7 @@ import socket
 from typing import Any
 
 import anthropic
+import openai
 import pytest
 from openai import OpenAI
 
@@ -244,3 +245,10 @@ def test_assemble_responses_stream_refuses_a_stream_cut_before_completed() -> No
     events = [e.data for e in streamed(TWO_CALLS, "/responses") if isinstance(e.data, dict)]
     with pytest.raises(ModelTurnError, match="response.completed"):
         assemble_responses_stream(events[:-1])
+
+
+def test_an_sdk_stream_meets_a_scripted_error_as_its_exception_not_an_empty_stream() -> None:
+    with StandIn([("error", 429, "slow down")]) as server:
+        stream = strict_openai(server).chat.completions.stream(**ROUTES["/chat/completions"])
+        with pytest.raises(openai.RateLimitError, match="slow down"), stream:
+            pass
