@@ -83,7 +83,7 @@ def run_openai_agents(server: StandIn, api: str, stream: bool) -> object:
 
 def run_langchain_openai(server: StandIn, api: str, stream: bool) -> object:
     langchain_openai = pytest.importorskip(
-        "langchain_openai", reason="langchain-openai comes with 'frameworks'"
+        "langchain_openai", reason="langchain-openai comes with the 'frameworks' extra"
     )
     from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
     from langchain_core.tools import tool
