@@ -1,1 +1,1 @@
-"""One small module per documented wire format: read a request's history, build a response body."""
+"""One small module per documented wire format: read a request, build the answer and the events that stream it."""
