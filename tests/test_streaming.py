@@ -26,6 +26,7 @@ SCRIPTS = {
     "two calls": TWO_CALLS,
     "text": ("text", "It is 15 \u00b0C in Paris \U0001f600."),
     "empty": ("calls", []),
+    "cut arguments": ("calls", [("get_weather", '{"city": "Par')]),  # Messages answers max_tokens, no block
 }
 ROUTES = {
     "/chat/completions": {"model": "m", "messages": USER, "tools": CHAT_TOOLS},
