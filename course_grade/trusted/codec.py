@@ -16,8 +16,10 @@ The work is iterative, so a list nested 100,000 deep costs memory, not the stack
 from __future__ import annotations
 
 import collections
+import collections.abc
 import dataclasses
 import importlib
+import itertools
 import math
 import types
 from collections.abc import Callable
@@ -71,6 +73,10 @@ class Refs(Protocol):
 
     def resolve(self, mine: bool, ident: int) -> object:
         """The local object exported as `ident`, or a proxy for the other side's object `ident`."""
+
+    @property
+    def keeps_iterators(self) -> bool:
+        """True where an iterator must not be drained to cross (the learner's: it is not ours to consume)."""
 
 
 def _class_path(cls: type) -> str:
@@ -146,6 +152,8 @@ def _node(item: object, ref: Callable[[object], Any], refs: Refs) -> dict[str, A
         inner = _node(item.data, ref, refs)
         return {**inner, "c": _class_path(cls)}
     kind = _base_of(item)
+    if kind is None and isinstance(item, collections.abc.Iterator) and not refs.keeps_iterators:
+        return {"k": "iter", "v": [ref(x) for x in itertools.islice(item, MAX_NODES)]}  # drained: a one-shot value
     if kind is None:
         if callable(item):
             return {"k": "ref", "mine": True, "id": refs.export(item)}
@@ -337,6 +345,8 @@ class _Decoder:
         if kind in ("tuple", "frozenset"):
             items = [self.value(x) for x in _items(node.get("v"))]
             return (cls or {"tuple": tuple, "frozenset": frozenset}[kind])(items)
+        if kind == "iter":
+            return iter([self.value(x) for x in _items(node.get("v"))])
         if kind == "ntuple":
             record = self._record_class(node)
             items = [self.value(x) for x in _items(node.get("items"))]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import importlib
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -93,6 +94,13 @@ class Endpoint:
     _by_object: dict[int, int] = dataclasses.field(default_factory=dict)
     broken: str | None = None
     """Why the pipe can no longer be used, once it cannot."""
+    owner: int = dataclasses.field(default_factory=threading.get_ident)
+    """The one thread that may use the pipe: a call from another thread would interleave messages."""
+
+    @property
+    def keeps_iterators(self) -> bool:
+        """The learner's side sends an iterator as an opaque value; the trusted side drains its own."""
+        return not self.strict
 
     # ---- the codec's view of references ----------------------------------------------------------------
     def export(self, value: object) -> int:
@@ -157,6 +165,8 @@ class Endpoint:
 
     def call(self, ident: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Call the other side's callable `ident`; return its result or raise its exception."""
+        if threading.get_ident() != self.owner:
+            raise RuntimeError("only the main thread can call across to the grader")
         try:
             wire, nodes = encode([list(args), dict(kwargs)], self)
         except (CodecError, RecursionError) as error:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from course_grade.trusted.coverage import unverified
 from course_grade.trusted.rpc import PeerFailure, Remote
 from course_grade.trusted.session import CALL_SECONDS, LearnerProcess, Loaded, Wrap, identity
 from course_lib.checks import Report, judge_own_work
@@ -217,7 +218,7 @@ def check_notebook(
         if folder is None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="learner-")))
         learner = stack.enter_context(LearnerProcess(folder, wrap, call_seconds))
-        run = _Run(steps, learner, cell_seconds)
+        run = _Run(name, steps, learner, cell_seconds)
         cells = run.all()
     return NotebookVerdict(name, tuple(cells), tuple(run.flags), time.perf_counter() - start)
 
@@ -225,14 +226,17 @@ def check_notebook(
 class _Run:
     """One pass over the test cells, restarting the learner's process when it dies."""
 
-    def __init__(self, steps: Plan, learner: LearnerProcess, cell_seconds: float) -> None:
-        self.steps, self.learner, self.cell_seconds = steps, learner, cell_seconds
+    def __init__(self, name: str, steps: Plan, learner: LearnerProcess, cell_seconds: float) -> None:
+        self.name, self.steps, self.learner, self.cell_seconds = name, steps, learner, cell_seconds
         self.flags: list[str] = []
         self.namespace: dict[str, Any] = {}
         self.starts = 0
         self.references = sorted(set(self.steps.names))
 
     def all(self) -> list[CellVerdict]:
+        reasons = [unverified(self.name, grade_id) for grade_id, _ in self.steps.tests]
+        if all(reasons):
+            return [CellVerdict(g, None, f"not checked here: {r}") for (g, _), r in zip(self.steps.tests, reasons)]
         try:
             self._setup()
         except BaseException as error:  # the instructor's setup failing here is the grader's problem
@@ -289,6 +293,9 @@ class _Run:
         judge_own_work(report, reference_module.__name__, allowed)
 
     def _cell(self, grade_id: str, text: str) -> CellVerdict:
+        reason = unverified(self.name, grade_id)
+        if reason is not None:
+            return CellVerdict(grade_id, None, f"not checked here: {reason}")
         if not self.learner.alive:
             if self.starts > RESTARTS:
                 return CellVerdict(grade_id, False, "the learner's process kept failing; this cell was not run")

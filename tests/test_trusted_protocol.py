@@ -1,0 +1,162 @@
+"""The pipe between the grader and the learner's process: limits, deadlines, and a peer that misbehaves."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+import pytest
+
+from course_grade.trusted import protocol
+from course_grade.trusted.codec import Opaque, decode, encode
+from course_grade.trusted.rpc import Endpoint, LearnerError, PeerFailure, Remote
+from course_grade.trusted.session import LearnerProcess
+from course_lib.errors import EnvelopeError
+
+
+class NoRefs:
+    """References for values with no callables in them."""
+
+    keeps_iterators = False
+
+    def export(self, value: object) -> int:
+        raise AssertionError(f"unexpected callable {value!r}")
+
+    def remote_id(self, value: object) -> int | None:
+        return None
+
+    def resolve(self, mine: bool, ident: int) -> object:
+        raise AssertionError("unexpected reference")
+
+
+def round_trip(value: object, strict: bool = False) -> object:
+    return decode(encode(value, NoRefs())[0], NoRefs(), strict)[0]
+
+
+def test_an_oversized_message_is_refused_before_it_is_read() -> None:
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, protocol.HEADER.pack(protocol.MAX_MESSAGE_BYTES + 1))
+    with pytest.raises(protocol.ProtocolError, match="over the"):
+        protocol.receive(read_fd, time.monotonic() + 5)
+
+
+def test_a_message_too_large_to_send_is_refused_before_writing() -> None:
+    read_fd, write_fd = os.pipe()
+    with pytest.raises(protocol.ProtocolError, match="over the 10-byte limit"):
+        protocol.send(write_fd, "x" * 20, limit=10)
+
+
+def test_garbage_on_the_pipe_is_a_protocol_error() -> None:
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, protocol.HEADER.pack(3) + b"{x}")
+    with pytest.raises(protocol.ProtocolError, match="not JSON"):
+        protocol.receive(read_fd, time.monotonic() + 5)
+
+
+def test_a_silent_peer_meets_the_deadline() -> None:
+    read_fd, _write_fd = os.pipe()
+    with pytest.raises(protocol.ProtocolError, match="deadline"):
+        protocol.receive(read_fd, time.monotonic() + 0.2)
+
+
+def test_values_keep_their_types_cycles_and_depth() -> None:
+    looped: dict[str, object] = {}
+    looped["self"] = looped
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    value = {"t": (1, 2.5), "s": {1}, "b": b"\xff", "n": math.inf, "o": OrderedDict(a=1), "loop": looped, "d": deep}
+    back = round_trip(value)
+    assert isinstance(back, dict) and type(back["o"]) is OrderedDict and back["t"] == (1, 2.5)
+    assert back["loop"]["self"] is back["loop"] and back["b"] == b"\xff" and back["n"] == math.inf
+
+
+def test_the_strict_side_keeps_only_known_classes() -> None:
+    class Tagged(str):
+        pass
+
+    back = round_trip({"t": Tagged("hi"), "o": object()}, strict=True)
+    assert isinstance(back, dict) and type(back["t"]) is str and isinstance(back["o"], Opaque)
+
+
+def learner(tmp_path: Path, cells: list[str], names: list[str], **options: float) -> LearnerProcess:
+    process = LearnerProcess(tmp_path, **options)  # type: ignore[arg-type]
+    process.start(cells, names, [])
+    return process
+
+
+def test_a_learner_function_is_called_across_the_pipe(tmp_path: Path) -> None:
+    with learner(tmp_path, ["def double(x):\n    return [x, x]"], ["double"]) as process:
+        loaded = process.start(["def double(x):\n    return [x, x]"], ["double"], [])
+        assert loaded.names["double"]((1,)) == [(1,), (1,)]
+
+
+def test_a_learner_exception_of_a_known_class_is_rebuilt(tmp_path: Path) -> None:
+    source = "from course_lib.errors import EnvelopeError\ndef f():\n    raise EnvelopeError('no id')"
+    with LearnerProcess(tmp_path) as process:
+        f = process.start([source], ["f"], []).names["f"]
+        with pytest.raises(EnvelopeError, match="no id"):
+            f()  # type: ignore[operator]
+
+
+def test_a_learner_exception_of_its_own_class_comes_back_as_its_nearest_known_base(tmp_path: Path) -> None:
+    source = "class Mine(KeyError):\n    pass\ndef f():\n    raise Mine('x')"
+    with LearnerProcess(tmp_path) as process:
+        f = process.start([source], ["f"], []).names["f"]
+        with pytest.raises(KeyError) as caught:
+            f()  # type: ignore[operator]
+        assert type(caught.value) is KeyError
+
+
+def test_a_learner_exception_outside_the_allow_list_is_a_learner_error(tmp_path: Path) -> None:
+    with LearnerProcess(tmp_path) as process:
+        f = process.start(["def f():\n    raise SystemExit(2)"], ["f"], []).names["f"]
+        with pytest.raises(LearnerError, match="SystemExit"):
+            f()  # type: ignore[operator]
+
+
+def test_a_learner_that_hangs_is_a_peer_failure_at_the_deadline(tmp_path: Path) -> None:
+    with LearnerProcess(tmp_path, call_seconds=0.5) as process:
+        f = process.start(["def f():\n    while True:\n        pass"], ["f"], []).names["f"]
+        with pytest.raises(PeerFailure, match="deadline"):
+            f()  # type: ignore[operator]
+        assert not process.alive
+
+
+def test_a_learner_that_dies_is_a_peer_failure(tmp_path: Path) -> None:
+    with LearnerProcess(tmp_path) as process:
+        f = process.start(["import os\ndef f():\n    os._exit(3)"], ["f"], []).names["f"]
+        with pytest.raises(PeerFailure, match="closed"):
+            f()  # type: ignore[operator]
+
+
+def test_a_learner_printing_garbage_on_the_pipe_is_a_peer_failure(tmp_path: Path) -> None:
+    source = "import os\ndef f():\n    for fd in range(3, 20):\n        try:\n            os.write(fd, b'garbage!')\n        except OSError:\n            pass"
+    with LearnerProcess(tmp_path) as process:
+        f = process.start([source], ["f"], []).names["f"]
+        with pytest.raises(PeerFailure):
+            f()  # type: ignore[operator]
+
+
+def test_what_the_learner_prints_never_reaches_the_pipe(tmp_path: Path) -> None:
+    source = "import sys\ndef f():\n    print('noise')\n    sys.__stdout__.write('more')\n    return 1"
+    with LearnerProcess(tmp_path) as process:
+        assert process.start([source], ["f"], []).names["f"]() == 1  # type: ignore[operator]
+
+
+def test_a_callback_reaches_the_trusted_function_and_its_mutations_come_back(tmp_path: Path) -> None:
+    seen: list[object] = []
+    with LearnerProcess(tmp_path) as process:
+        f = process.start(["def f(fn, box):\n    box.append(fn(2))\n    return box"], ["f"], []).names["f"]
+        box: list[object] = []
+        assert f(lambda x: seen.append(x) or x * 10, box) is box  # type: ignore[operator]
+        assert box == [20] and seen == [2]
+
+
+def test_a_remote_function_is_not_a_python_function() -> None:
+    endpoint = Endpoint(-1, -1, strict=True)
+    assert not callable(getattr(Remote(endpoint, 1), "__code__", None)) and sys.executable
