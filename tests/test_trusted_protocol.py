@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
+import subprocess
 import sys
 import time
 from collections import OrderedDict
@@ -11,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from course_grade.trusted import protocol
+from course_grade.trusted import protocol, relay
 from course_grade.trusted.codec import Opaque, decode, encode
 from course_grade.trusted.rpc import Endpoint, LearnerError, PeerFailure, Remote
 from course_grade.trusted.session import LearnerProcess
 from course_lib.errors import EnvelopeError
+from course_lib.standin import StandIn
 
 
 class NoRefs:
@@ -160,3 +163,42 @@ def test_a_callback_reaches_the_trusted_function_and_its_mutations_come_back(tmp
 def test_a_remote_function_is_not_a_python_function() -> None:
     endpoint = Endpoint(-1, -1, strict=True)
     assert not callable(getattr(Remote(endpoint, 1), "__code__", None)) and sys.executable
+
+
+def _network_namespaces() -> bool:
+    return shutil.which("unshare") is not None and subprocess.run(
+        ["unshare", "--net", "true"], capture_output=True, check=False
+    ).returncode == 0
+
+
+def private_network(argv: list[str]) -> list[str]:
+    """The learner in a network namespace of its own, loopback up (as the sandbox runs it)."""
+    return ["unshare", "--net", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", *argv]
+
+
+GET_TEXT = (
+    "import json, urllib.request\ndef ask(url):\n"
+    "    body = json.dumps({'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}]}).encode()\n"
+    "    request = urllib.request.Request(url + '/chat/completions', data=body, headers={'Content-Type': 'application/json'})\n"
+    "    return json.load(urllib.request.urlopen(request, timeout=10))['choices'][0]['message']['content']\n"
+)
+
+
+@pytest.mark.skipif(not _network_namespaces(), reason="this kernel gives no network namespaces")
+def test_the_relay_reaches_the_trusted_stand_in_from_a_private_network(tmp_path: Path) -> None:
+    with StandIn([("text", "hello")]) as server, LearnerProcess(tmp_path, private_network) as process:
+        ask = process.start([GET_TEXT], ["ask"], [], [server.port]).names["ask"]
+        assert ask(server.base) == "hello"  # type: ignore[operator]
+
+
+@pytest.mark.skipif(not _network_namespaces(), reason="this kernel gives no network namespaces")
+def test_without_the_relay_a_private_network_cannot_reach_the_trusted_side(tmp_path: Path) -> None:
+    with StandIn([("text", "hello")]) as server, LearnerProcess(tmp_path, private_network) as process:
+        ask = process.start([GET_TEXT], ["ask"], [], []).names["ask"]
+        with pytest.raises(OSError):
+            ask(server.base)  # type: ignore[operator]
+
+
+def test_the_relay_refuses_ports_other_than_the_stand_ins() -> None:
+    reply = relay.answer({"port": 22, "method": "GET", "path": "/", "headers": [], "body": ""}, [8000], 1.0)
+    assert reply["status"] == 502

@@ -94,6 +94,8 @@ class Endpoint:
     _by_object: dict[int, int] = dataclasses.field(default_factory=dict)
     broken: str | None = None
     """Why the pipe can no longer be used, once it cannot."""
+    lock: threading.RLock = dataclasses.field(default_factory=threading.RLock)
+    """Held for each message sent, and for a whole relayed exchange (the relay's threads share the pipe)."""
     owner: int = dataclasses.field(default_factory=threading.get_ident)
     """The one thread that may use the pipe: a call from another thread would interleave messages."""
 
@@ -127,7 +129,8 @@ class Endpoint:
         """Send one message (a failure breaks the endpoint)."""
         self._usable()
         try:
-            protocol.send(self.write_fd, message, self.limit)
+            with self.lock:
+                protocol.send(self.write_fd, message, self.limit)
         except protocol.ProtocolError as error:
             self.broken = str(error)
             raise PeerFailure(self.broken) from None

@@ -260,7 +260,8 @@ class _Run:
     def _bind(self) -> None:
         """(Re)start the learner's process and bind its graded names in the trusted namespace."""
         self.starts += 1
-        loaded: Loaded = self.learner.start(self.steps.learner_cells, self.references, self.references)
+        ports = [value.port for value in self.namespace.values() if type(value).__name__ == "StandIn"]
+        loaded: Loaded = self.learner.start(self.steps.learner_cells, self.references, self.references, ports)
         for name in self.references:
             if name in self.fixed and name not in loaded.names:
                 continue

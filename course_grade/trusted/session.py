@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Any
 
 from course_grade.trusted.codec import CodecError, decode
+from course_grade.trusted.relay import answer
 from course_grade.trusted.rpc import Endpoint, PeerFailure, Remote
 
 Wrap = Callable[[list[str]], list[str]]
@@ -83,7 +84,9 @@ class LearnerProcess:
     ) -> None:
         self.stop()
 
-    def start(self, cells: list[str], names: list[str], references: list[str]) -> Loaded:
+    def start(
+        self, cells: list[str], names: list[str], references: list[str], relay: Sequence[int] = ()
+    ) -> Loaded:
         """Start the process and run the cells in it; a failure to start or load is a PeerFailure."""
         self.stop()
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -96,7 +99,10 @@ class LearnerProcess:
         self.endpoint = Endpoint(
             self.process.stdout.fileno(), self.process.stdin.fileno(), strict=True, timeout=LOAD_SECONDS
         )
-        reply = self.endpoint.request({"op": "load", "cells": cells, "names": names, "references": references})
+        self.endpoint.handlers["http"] = lambda message: answer(message, relay, self.call_seconds)
+        reply = self.endpoint.request(
+            {"op": "load", "cells": cells, "names": names, "references": references, "relay": list(relay)}
+        )
         self.endpoint.timeout = self.call_seconds
         return self._loaded(reply)
 
