@@ -178,7 +178,6 @@ class Pipeline:
         self.out(f"grades: {destination} ({rows} rows)")
         return rows
 
-
     def _review(self, student: str, assignment: str) -> str:
         """The CSV's review column: the grading notes an instructor must look at by hand."""
         notes = load_notes(self.notes_file(student, assignment))

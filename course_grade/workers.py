@@ -176,7 +176,7 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
         notes += execution_notes(json.loads(data), f"{name}.ipynb", timeout)
     grades = read_results(url, real.course_id, job.assignment, job.student, list(notebooks))
     source = real.folder("source", assignment=job.assignment)
-    grades, found = trusted_grades(grades, source, as_submitted, scratch=scratch)  # the authoritative scores
+    grades, found = trusted_grades(grades, source, as_submitted, scratch=scratch, cell_seconds=timeout)
     notes += found
     return AutogradeResult(grades, tuple(notes), notebooks)
 

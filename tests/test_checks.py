@@ -57,8 +57,14 @@ def test_an_allowed_helper_from_the_reference_module_passes() -> None:
 @pytest.mark.parametrize(
     ("source", "match"),
     [
-        ("def parse(raw, _impl=course_lib.envelope.parse_envelope):\n    return _impl(raw)", "default argument"),
-        ("def parse(raw, *, _impl=course_lib.envelope.parse_envelope):\n    return _impl(raw)", "default argument"),
+        (
+            "def parse(raw, _impl=course_lib.envelope.parse_envelope):\n    return _impl(raw)",
+            "default argument",
+        ),
+        (
+            "def parse(raw, *, _impl=course_lib.envelope.parse_envelope):\n    return _impl(raw)",
+            "default argument",
+        ),
         (
             "def make(impl):\n    def parse(raw):\n        return impl(raw)\n    return parse\n"
             "parse = make(course_lib.envelope.parse_envelope)",
@@ -85,18 +91,26 @@ def test_a_hidden_route_to_the_reference_is_refused(source: str, match: str) -> 
 
 
 def test_a_string_naming_the_library_is_refused() -> None:
-    source = "import importlib as il\ndef parse(raw):\n    return il.import_module('course_lib.envelope').parse_envelope(raw)"
+    source = (
+        "import importlib as il\n"
+        "def parse(raw):\n    return il.import_module('course_lib.envelope').parse_envelope(raw)"
+    )
     with pytest.raises(AssertionError, match="import_module|course_lib"):
         assert_own_work(notebook_function(source, "parse"), course_lib.envelope)
 
 
 def test_the_report_is_plain_data_and_the_judge_reads_it_alone() -> None:
-    wrapper = notebook_function("def parse(raw):\n    return course_lib.envelope.parse_envelope(raw)", "parse")
+    wrapper = notebook_function(
+        "def parse(raw):\n    return course_lib.envelope.parse_envelope(raw)", "parse"
+    )
     report = json.loads(json.dumps(own_work_report(wrapper)))
     with pytest.raises(AssertionError, match="uses 'course_lib'"):
         judge_own_work(report, "course_lib.envelope")
 
 
 def test_a_docstring_naming_the_library_is_fine() -> None:
-    source = 'def parse(raw):\n    """Like course_lib.envelope.parse_envelope."""\n    return {"kind": "final", "text": str(raw)}'
+    source = (
+        'def parse(raw):\n    """Like course_lib.envelope.parse_envelope."""\n'
+        '    return {"kind": "final", "text": str(raw)}'
+    )
     assert_own_work(notebook_function(source, "parse"), course_lib.envelope)

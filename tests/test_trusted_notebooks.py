@@ -61,7 +61,9 @@ def test_the_learners_version_fails_every_trusted_check(name: str) -> None:
 
 def test_a_notebook_without_trusted_checks_says_why_for_every_cell() -> None:
     verdict = verdicts("07_capstone", learner_version("07_capstone"))
-    assert verdict.cells and all(cell.passed is None and "not checked" in cell.reason for cell in verdict.cells)
+    assert verdict.cells and all(
+        cell.passed is None and "not checked" in cell.reason for cell in verdict.cells
+    )
 
 
 @pytest.mark.parametrize("name", ["01_envelope", "05_failures"])

@@ -10,6 +10,7 @@ import sys
 import time
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,7 +73,15 @@ def test_values_keep_their_types_cycles_and_depth() -> None:
     deep: list[object] = []
     for _ in range(100_000):
         deep = [deep]
-    value = {"t": (1, 2.5), "s": {1}, "b": b"\xff", "n": math.inf, "o": OrderedDict(a=1), "loop": looped, "d": deep}
+    value = {
+        "t": (1, 2.5),
+        "s": {1},
+        "b": b"\xff",
+        "n": math.inf,
+        "o": OrderedDict(a=1),
+        "loop": looped,
+        "d": deep,
+    }
     back = round_trip(value)
     assert isinstance(back, dict) and type(back["o"]) is OrderedDict and back["t"] == (1, 2.5)
     assert back["loop"]["self"] is back["loop"] and back["b"] == b"\xff" and back["n"] == math.inf
@@ -86,22 +95,24 @@ def test_the_strict_side_keeps_only_known_classes() -> None:
     assert isinstance(back, dict) and type(back["t"]) is str and isinstance(back["o"], Opaque)
 
 
-def learner(tmp_path: Path, cells: list[str], names: list[str], **options: float) -> LearnerProcess:
-    process = LearnerProcess(tmp_path, **options)  # type: ignore[arg-type]
-    process.start(cells, names, [])
-    return process
+def loaded(
+    process: LearnerProcess, cells: list[str], names: list[str], relay: list[int] | None = None
+) -> Any:
+    """Start the process with these graded names, run the cells, and return the names it then holds."""
+    process.start(names, [], relay or [])
+    return process.load(cells, 30).names
 
 
 def test_a_learner_function_is_called_across_the_pipe(tmp_path: Path) -> None:
-    with learner(tmp_path, ["def double(x):\n    return [x, x]"], ["double"]) as process:
-        loaded = process.start(["def double(x):\n    return [x, x]"], ["double"], [])
-        assert loaded.names["double"]((1,)) == [(1,), (1,)]
+    with LearnerProcess(tmp_path) as process:
+        double = loaded(process, ["def double(x):\n    return [x, x]"], ["double"])["double"]
+        assert double((1,)) == [(1,), (1,)]
 
 
 def test_a_learner_exception_of_a_known_class_is_rebuilt(tmp_path: Path) -> None:
     source = "from course_lib.errors import EnvelopeError\ndef f():\n    raise EnvelopeError('no id')"
     with LearnerProcess(tmp_path) as process:
-        f = process.start([source], ["f"], []).names["f"]
+        f = loaded(process, [source], ["f"])["f"]
         with pytest.raises(EnvelopeError, match="no id"):
             f()  # type: ignore[operator]
 
@@ -109,7 +120,7 @@ def test_a_learner_exception_of_a_known_class_is_rebuilt(tmp_path: Path) -> None
 def test_a_learner_exception_of_its_own_class_comes_back_as_its_nearest_known_base(tmp_path: Path) -> None:
     source = "class Mine(KeyError):\n    pass\ndef f():\n    raise Mine('x')"
     with LearnerProcess(tmp_path) as process:
-        f = process.start([source], ["f"], []).names["f"]
+        f = loaded(process, [source], ["f"])["f"]
         with pytest.raises(KeyError) as caught:
             f()  # type: ignore[operator]
         assert type(caught.value) is KeyError
@@ -117,14 +128,14 @@ def test_a_learner_exception_of_its_own_class_comes_back_as_its_nearest_known_ba
 
 def test_a_learner_exception_outside_the_allow_list_is_a_learner_error(tmp_path: Path) -> None:
     with LearnerProcess(tmp_path) as process:
-        f = process.start(["def f():\n    raise SystemExit(2)"], ["f"], []).names["f"]
+        f = loaded(process, ["def f():\n    raise SystemExit(2)"], ["f"])["f"]
         with pytest.raises(LearnerError, match="SystemExit"):
             f()  # type: ignore[operator]
 
 
 def test_a_learner_that_hangs_is_a_peer_failure_at_the_deadline(tmp_path: Path) -> None:
     with LearnerProcess(tmp_path, call_seconds=0.5) as process:
-        f = process.start(["def f():\n    while True:\n        pass"], ["f"], []).names["f"]
+        f = loaded(process, ["def f():\n    while True:\n        pass"], ["f"])["f"]
         with pytest.raises(PeerFailure, match="deadline"):
             f()  # type: ignore[operator]
         assert not process.alive
@@ -132,15 +143,18 @@ def test_a_learner_that_hangs_is_a_peer_failure_at_the_deadline(tmp_path: Path) 
 
 def test_a_learner_that_dies_is_a_peer_failure(tmp_path: Path) -> None:
     with LearnerProcess(tmp_path) as process:
-        f = process.start(["import os\ndef f():\n    os._exit(3)"], ["f"], []).names["f"]
+        f = loaded(process, ["import os\ndef f():\n    os._exit(3)"], ["f"])["f"]
         with pytest.raises(PeerFailure, match="closed"):
             f()  # type: ignore[operator]
 
 
 def test_a_learner_printing_garbage_on_the_pipe_is_a_peer_failure(tmp_path: Path) -> None:
-    source = "import os\ndef f():\n    for fd in range(3, 20):\n        try:\n            os.write(fd, b'garbage!')\n        except OSError:\n            pass"
+    source = (
+        "import os\ndef f():\n    for fd in range(3, 20):\n"
+        "        try:\n            os.write(fd, b'garbage!')\n        except OSError:\n            pass"
+    )
     with LearnerProcess(tmp_path) as process:
-        f = process.start([source], ["f"], []).names["f"]
+        f = loaded(process, [source], ["f"])["f"]
         with pytest.raises(PeerFailure):
             f()  # type: ignore[operator]
 
@@ -148,13 +162,13 @@ def test_a_learner_printing_garbage_on_the_pipe_is_a_peer_failure(tmp_path: Path
 def test_what_the_learner_prints_never_reaches_the_pipe(tmp_path: Path) -> None:
     source = "import sys\ndef f():\n    print('noise')\n    sys.__stdout__.write('more')\n    return 1"
     with LearnerProcess(tmp_path) as process:
-        assert process.start([source], ["f"], []).names["f"]() == 1  # type: ignore[operator]
+        assert loaded(process, [source], ["f"])["f"]() == 1  # type: ignore[operator]
 
 
 def test_a_callback_reaches_the_trusted_function_and_its_mutations_come_back(tmp_path: Path) -> None:
     seen: list[object] = []
     with LearnerProcess(tmp_path) as process:
-        f = process.start(["def f(fn, box):\n    box.append(fn(2))\n    return box"], ["f"], []).names["f"]
+        f = loaded(process, ["def f(fn, box):\n    box.append(fn(2))\n    return box"], ["f"])["f"]
         box: list[object] = []
         assert f(lambda x: seen.append(x) or x * 10, box) is box  # type: ignore[operator]
         assert box == [20] and seen == [2]
@@ -166,9 +180,10 @@ def test_a_remote_function_is_not_a_python_function() -> None:
 
 
 def _network_namespaces() -> bool:
-    return shutil.which("unshare") is not None and subprocess.run(
-        ["unshare", "--net", "true"], capture_output=True, check=False
-    ).returncode == 0
+    return (
+        shutil.which("unshare") is not None
+        and subprocess.run(["unshare", "--net", "true"], capture_output=True, check=False).returncode == 0
+    )
 
 
 def private_network(argv: list[str]) -> list[str]:
@@ -179,7 +194,8 @@ def private_network(argv: list[str]) -> list[str]:
 GET_TEXT = (
     "import json, urllib.request\ndef ask(url):\n"
     "    body = json.dumps({'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}]}).encode()\n"
-    "    request = urllib.request.Request(url + '/chat/completions', data=body, headers={'Content-Type': 'application/json'})\n"
+    "    headers = {'Content-Type': 'application/json'}\n"
+    "    request = urllib.request.Request(url + '/chat/completions', data=body, headers=headers)\n"
     "    return json.load(urllib.request.urlopen(request, timeout=10))['choices'][0]['message']['content']\n"
 )
 
@@ -187,14 +203,14 @@ GET_TEXT = (
 @pytest.mark.skipif(not _network_namespaces(), reason="this kernel gives no network namespaces")
 def test_the_relay_reaches_the_trusted_stand_in_from_a_private_network(tmp_path: Path) -> None:
     with StandIn([("text", "hello")]) as server, LearnerProcess(tmp_path, private_network) as process:
-        ask = process.start([GET_TEXT], ["ask"], [], [server.port]).names["ask"]
+        ask = loaded(process, [GET_TEXT], ["ask"], [server.port])["ask"]
         assert ask(server.base) == "hello"  # type: ignore[operator]
 
 
 @pytest.mark.skipif(not _network_namespaces(), reason="this kernel gives no network namespaces")
 def test_without_the_relay_a_private_network_cannot_reach_the_trusted_side(tmp_path: Path) -> None:
     with StandIn([("text", "hello")]) as server, LearnerProcess(tmp_path, private_network) as process:
-        ask = process.start([GET_TEXT], ["ask"], [], []).names["ask"]
+        ask = loaded(process, [GET_TEXT], ["ask"], [])["ask"]
         with pytest.raises(OSError):
             ask(server.base)  # type: ignore[operator]
 
@@ -202,3 +218,10 @@ def test_without_the_relay_a_private_network_cannot_reach_the_trusted_side(tmp_p
 def test_the_relay_refuses_ports_other_than_the_stand_ins() -> None:
     reply = relay.answer({"port": 22, "method": "GET", "path": "/", "headers": [], "body": ""}, [8000], 1.0)
     assert reply["status"] == 502
+
+
+def test_a_cell_that_runs_forever_is_interrupted_and_the_next_cell_still_runs(tmp_path: Path) -> None:
+    with LearnerProcess(tmp_path) as process:
+        process.start(["f"], [])
+        names = process.load(["while True:\n    pass", "def f():\n    return 1"], 0.5).names
+        assert names["f"]() == 1  # type: ignore[operator]

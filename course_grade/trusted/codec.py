@@ -97,7 +97,9 @@ def _is_course_record(cls: type) -> bool:
     return dataclasses.is_dataclass(cls) or (issubclass(cls, tuple) and hasattr(cls, "_fields"))
 
 
-def encode(value: object, refs: Refs, origin: dict[int, int] | None = None) -> tuple[dict[str, Any], list[object]]:
+def encode(
+    value: object, refs: Refs, origin: dict[int, int] | None = None
+) -> tuple[dict[str, Any], list[object]]:
     """The wire form of `value`, and the objects of its nodes (index -> object), for back references."""
     nodes: list[dict[str, Any] | None] = []
     objects: list[object] = []
@@ -153,7 +155,10 @@ def _node(item: object, ref: Callable[[object], Any], refs: Refs) -> dict[str, A
         return {**inner, "c": _class_path(cls)}
     kind = _base_of(item)
     if kind is None and isinstance(item, collections.abc.Iterator) and not refs.keeps_iterators:
-        return {"k": "iter", "v": [ref(x) for x in itertools.islice(item, MAX_NODES)]}  # drained: a one-shot value
+        return {
+            "k": "iter",
+            "v": [ref(x) for x in itertools.islice(item, MAX_NODES)],
+        }  # drained: a one-shot value
     if kind is None:
         if callable(item):
             return {"k": "ref", "mine": True, "id": refs.export(item)}
@@ -172,7 +177,8 @@ def _node(item: object, ref: Callable[[object], Any], refs: Refs) -> dict[str, A
     elif kind == "complex":
         node["v"] = [ref(item.real), ref(item.imag)]  # type: ignore[attr-defined]
     elif kind == "dict":
-        node["v"] = [[ref(k), ref(v)] for k, v in dict.items(item)]  # type: ignore[arg-type]
+        pairs: list[tuple[Any, Any]] = list(dict.items(item))  # type: ignore[arg-type]
+        node["v"] = [[ref(k), ref(v)] for k, v in pairs]
     else:
         node["v"] = [ref(x) for x in item]  # type: ignore[attr-defined]
     return node
@@ -187,7 +193,9 @@ def decode(
     except CodecError:
         raise
     except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError) as error:
-        raise CodecError(f"a value that does not decode: {type(error).__name__}: {str(error)[:100]}") from None
+        raise CodecError(
+            f"a value that does not decode: {type(error).__name__}: {str(error)[:100]}"
+        ) from None
 
 
 class _Decoder:
@@ -248,7 +256,7 @@ class _Decoder:
         kind = node["k"]
         if kind == "obj":
             cls = self._record_class(node)
-            return cls.__new__(cls) if cls is not None else Opaque(str(node.get("path")))
+            return object.__new__(cls) if cls is not None else Opaque(str(node.get("path")))
         cls = self._class(node, kind)
         if kind == "dict" and cls is collections.defaultdict:
             factory = BUILTIN_TYPES.get(str(node.get("factory")))
@@ -258,7 +266,7 @@ class _Decoder:
             self._inner[id(proxy := types.MappingProxyType(inner))] = inner
             return proxy
         if cls in (collections.UserDict, collections.UserList) and kind in ("dict", "list"):
-            wrapper = cls()  # type: ignore[misc]
+            wrapper: Any = cls()
             self._inner[id(wrapper)] = wrapper.data
             return wrapper
         if kind in ("dict", "list") and cls is not None:

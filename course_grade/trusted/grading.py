@@ -16,7 +16,7 @@ from pathlib import Path
 from course_grade.gradebook import NotebookGrades, SubmissionGrades
 from course_grade.problems import Note
 from course_grade.trusted.coverage import unverified
-from course_grade.trusted.runner import CellVerdict, NotebookVerdict, check_notebook
+from course_grade.trusted.runner import LEARNER_CELL_SECONDS, CellVerdict, NotebookVerdict, check_notebook
 from course_grade.trusted.session import Wrap, identity
 
 TAMPERING = "possible-tampering"
@@ -53,23 +53,31 @@ def trusted_grades(
     submitted: Mapping[str, bytes],
     wrap: Wrap = identity,
     scratch: Path | None = None,
+    cell_seconds: float = LEARNER_CELL_SECONDS,
 ) -> tuple[SubmissionGrades, list[Note]]:
     """Run the trusted checks of each graded notebook: the instructor's in `source`, the learner's as submitted.
 
-    `submitted` maps notebook name -> the submitted file's bytes, read before nbgrader ran the learner's code.
+    `submitted` maps notebook name -> the submitted file's bytes, read before nbgrader ran the learner's code;
+    `cell_seconds` is how long one of the learner's cells may run (the course's nbgrader timeout).
     """
     notebooks, notes = [], []
     for graded in grades.notebooks:
         try:
             instructor = json.loads((source / f"{graded.name}.ipynb").read_text(encoding="utf-8"))
             learner = json.loads(submitted[graded.name].decode("utf-8"))
-            folder = None if scratch is None else scratch / f"learner-{graded.name}"
-            verdict = check_notebook(graded.name, instructor, learner, wrap, folder)
+            folder = None if scratch is None else scratch / "trusted" / "learner" / graded.name / "work"
+            verdict = check_notebook(
+                graded.name, instructor, learner, wrap, folder, learner_cell_seconds=cell_seconds
+            )
         except Exception as error:  # fail closed: nothing the trusted side could not check keeps its points
             verdict = NotebookVerdict(
                 graded.name,
                 tuple(
-                    CellVerdict(grade_id, False, f"the trusted checks could not run: {type(error).__name__}: {error}"[:300])
+                    CellVerdict(
+                        grade_id,
+                        False,
+                        f"the trusted checks could not run: {type(error).__name__}: {error}"[:300],
+                    )
                     for grade_id in graded.scores
                 ),
             )

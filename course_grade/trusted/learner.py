@@ -11,7 +11,9 @@ as hostile data.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
+import signal
 import sys
 import types
 from collections.abc import Callable
@@ -39,25 +41,43 @@ class Learner:
         self.endpoint = endpoint
         self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
         self.references: dict[types.CodeType, str] = {}
+        self.graded: list[str] = []
         self.called: set[str] = set()
         from course_lib.checks import own_work_report
 
         self.report = own_work_report  # bound before any learner code runs
 
-    def load(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Run the cells; describe every graded name the namespace holds afterwards."""
+    def start(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Take the graded names, the reference functions to watch and the stand-ins' ports to relay."""
+        self.graded = [str(name) for name in message.get("names") or []]
         ports = [port for port in message.get("relay") or [] if type(port) is int and 0 < port < 65536]
         self.relays = relay.listen(ports, self.exchange)
+        self._trace_references([str(name) for name in message.get("references") or []])
+        return self._names([])
+
+    def load(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Run the cells (each interrupted after the time given); describe the graded names afterwards."""
         errors = []
+        seconds = message.get("seconds")
+        limit = float(seconds) if isinstance(seconds, int | float) and seconds > 0 else 30.0
         for index, source in enumerate(message.get("cells") or []):
+            previous = signal.signal(signal.SIGALRM, _interrupt)
+            signal.setitimer(signal.ITIMER_REAL, limit)
             try:
                 code = compile(_plain_python(str(source)), f"<cell {index}>", "exec")
                 exec(code, self.namespace)
             except BaseException as error:  # a failing cell is the learner's; later cells still run
                 errors.append([index, type(error).__name__, str(error)[:200]])
-        self._trace_references([str(name) for name in message.get("references") or []])
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
+        self._trace_references(self.graded)
+        return self._names(errors)
+
+    def _names(self, errors: list[list[Any]]) -> dict[str, Any]:
+        """The reply describing every graded name the namespace holds."""
         names: dict[str, Any] = {}
-        for name in message.get("names") or []:
+        for name in self.graded:
             if name not in self.namespace:
                 continue
             value = self.namespace[name]
@@ -117,6 +137,14 @@ class Learner:
             sys.setprofile(previous)
 
 
+class CellTimeout(BaseException):
+    """A cell ran past its time limit and was interrupted."""
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise CellTimeout("the cell ran past its time limit and was interrupted")
+
+
 def _plain_python(source: str) -> str:
     """The cell as Python: IPython's magics and shell escapes become calls (which fail here, harmlessly)."""
     try:
@@ -127,7 +155,7 @@ def _plain_python(source: str) -> str:
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
-        return str(TransformerManager().transform_cell(source))
+        return str(TransformerManager().transform_cell(source))  # type: ignore[no-untyped-call]
     except Exception:
         return source
 
@@ -139,17 +167,15 @@ def main() -> None:
     learner = Learner(endpoint)
     endpoint.on_call = learner.run_call
     endpoint.handlers.update(
-        load=learner.load, own_work=learner.own_work, traced=lambda message: learner.traced()
+        start=learner.start,
+        load=learner.load,
+        own_work=learner.own_work,
+        traced=lambda message: learner.traced(),
     )
-    try:
+    with contextlib.suppress(BaseException):  # the pipe closed or broke: the trusted side is done with us
         while True:
             endpoint.answer(endpoint.receive())
-    except BaseException:
-        import traceback
-        with open("/tmp/learner-debug.log", "a") as f:
-            traceback.print_exc(file=f)
-    finally:
-        os._exit(0)
+    os._exit(0)
 
 
 if __name__ == "__main__":

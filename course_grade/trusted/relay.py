@@ -22,7 +22,14 @@ MAX_BODY_BYTES = 8 * 1024 * 1024
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 
-HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection", "upgrade"}
+HOP_BY_HOP = {
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "content-length",
+    "proxy-connection",
+    "upgrade",
+}
 
 Exchange = Callable[[dict[str, Any]], dict[str, Any]]
 """Send one relayed request over the pipe and wait for its answer (the learner's side)."""

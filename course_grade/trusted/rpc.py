@@ -11,6 +11,7 @@ classes of an allow-list and turns any other into a `LearnerError`.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import dataclasses
 import importlib
 import threading
@@ -198,7 +199,10 @@ class Endpoint:
             return
         try:
             target = self.resolve(True, message.get("id"))  # type: ignore[arg-type]
-            (args, kwargs), nodes = decode(message.get("args"), self, self.strict)
+            decoded, nodes = decode(message.get("args"), self, self.strict)
+            if type(decoded) is not list or len(decoded) != 2:
+                raise CodecError("a call whose arguments are not [args, kwargs]")
+            args, kwargs = decoded
             if not callable(target) or type(args) is not list or type(kwargs) is not dict:
                 raise CodecError("a call of something that is not callable")
         except CodecError as error:
@@ -206,10 +210,8 @@ class Endpoint:
             raise PeerFailure(self.broken) from None
         before = _sync_state(nodes)
         try:
-            if self.on_call is not None:
-                result = self.on_call(target, tuple(args), kwargs)
-            else:
-                result = target(*args, **kwargs)
+            call = self.on_call or (lambda fn, positional, named: fn(*positional, **named))
+            result = call(target, tuple(args), kwargs)
         except PeerFailure:
             raise
         except BaseException as error:  # the callee's exception is the caller's business
@@ -220,7 +222,12 @@ class Endpoint:
             value, _ = encode(result, self, origin)
             sync, _ = encode(_changed(before, _sync_state(nodes)), self, origin)
         except (CodecError, RecursionError) as error:
-            self.send({"op": "raise", "error": self.describe_error(TypeError(f"a result that cannot cross: {error}"))})
+            self.send(
+                {
+                    "op": "raise",
+                    "error": self.describe_error(TypeError(f"a result that cannot cross: {error}")),
+                }
+            )
             return
         self.send({"op": "return", "value": value, "sync": sync})
 
@@ -250,17 +257,21 @@ class Endpoint:
             if cls is None:
                 continue
             try:
-                args = decode(error["args"], self, self.strict)[0] if error.get("args") is not None else [message]
-                attributes = decode(error["attributes"], self, self.strict)[0] if error.get("attributes") else {}
+                args = (
+                    decode(error["args"], self, self.strict)[0]
+                    if error.get("args") is not None
+                    else [message]
+                )
+                attributes = (
+                    decode(error["attributes"], self, self.strict)[0] if error.get("attributes") else {}
+                )
             except CodecError:
                 args, attributes = [message], {}
             rebuilt = cls.__new__(cls)
             BaseException.__init__(rebuilt, *(args if type(args) is list else [message]))
             for name, value in (attributes if type(attributes) is dict else {}).items():
-                try:
+                with contextlib.suppress(Exception):
                     setattr(rebuilt, str(name), value)
-                except Exception:
-                    pass
             if str(rebuilt) != message and not self.strict:
                 BaseException.__init__(rebuilt, message)
             return rebuilt
@@ -287,10 +298,16 @@ def _sync_state(nodes: list[object]) -> list[list[Any]]:
             state.append([index, [list(pair) for pair in node.items()]])
         elif type(node) is set:
             state.append([index, list(node)])
-        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
-            if not type(node).__dataclass_params__.frozen:  # type: ignore[attr-defined]
-                state.append([index, {f.name: getattr(node, f.name) for f in dataclasses.fields(node)}])
+        elif _mutable_record(node):
+            state.append([index, {f.name: getattr(node, f.name) for f in dataclasses.fields(node)}])  # type: ignore[arg-type]
     return state
+
+
+def _mutable_record(value: object) -> bool:
+    """A dataclass instance that is not frozen."""
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return False
+    return not type(value).__dataclass_params__.frozen  # type: ignore[attr-defined]
 
 
 def _changed(before: list[list[Any]], after: list[list[Any]]) -> list[list[Any]]:
@@ -303,7 +320,9 @@ def _changed(before: list[list[Any]], after: list[list[Any]]) -> list[list[Any]]
         else:
             flat_old = [x for pair in old for x in pair] if old and type(old[0]) is list else old
             flat_new = [x for pair in new for x in pair] if new and type(new[0]) is list else new
-            same = len(flat_old) == len(flat_new) and all(a is b for a, b in zip(flat_old, flat_new))
+            same = len(flat_old) == len(flat_new) and all(
+                a is b for a, b in zip(flat_old, flat_new, strict=True)
+            )
         if not same:
             changed.append(entry)
     return changed
@@ -314,15 +333,24 @@ def _apply_sync(nodes: list[object], state: object) -> None:
     if type(state) is not list:
         raise CodecError("a sync that is not a list")
     for entry in state:
-        if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not int or not 0 <= entry[0] < len(nodes):
+        if (
+            type(entry) is not list
+            or len(entry) != 2
+            or type(entry[0]) is not int
+            or not 0 <= entry[0] < len(nodes)
+        ):
             raise CodecError("a sync entry out of range")
         target, contents = nodes[entry[0]], entry[1]
         if type(target) is list and type(contents) is list:
-            if len(target) != len(contents) or any(a is not b and a != b for a, b in zip(target, contents)):
+            if len(target) != len(contents) or any(
+                a is not b and a != b for a, b in zip(target, contents, strict=True)
+            ):
                 target[:] = contents
         elif type(target) is dict and type(contents) is list:
             pairs = [tuple(pair) for pair in contents if type(pair) is list and len(pair) == 2]
-            if list(target.items()) != pairs or any(a[1] is not b[1] for a, b in zip(target.items(), pairs)):
+            if list(target.items()) != pairs or any(
+                a[1] is not b[1] for a, b in zip(target.items(), pairs, strict=False)
+            ):
                 target.clear()
                 target.update(pairs)
         elif type(target) is set and type(contents) is list:
@@ -330,7 +358,7 @@ def _apply_sync(nodes: list[object], state: object) -> None:
                 target.clear()
                 target.update(contents)
         elif dataclasses.is_dataclass(target) and type(contents) is dict:
-            known = {f.name for f in dataclasses.fields(target)}  # type: ignore[arg-type]
+            known = {f.name for f in dataclasses.fields(target)}
             for name, value in contents.items():
                 if name in known and getattr(target, name) is not value:
                     object.__setattr__(target, name, value)

@@ -31,7 +31,10 @@ CELL_SECONDS = 60.0
 """How long one test cell may take in all (nbgrader's default cell timeout is 30 s)."""
 
 RESTARTS = 2
-"""How many times a learner process that died or hung is started again for the cells after it."""
+"""How many times a learner process that died or hung in a call is started again for the cells after it."""
+
+LEARNER_CELL_SECONDS = 30.0
+"""How long one of the learner's cells may run in its process before it is interrupted (nbgrader's default)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ class Plan:
     """What the learner's process runs: the submission's code with its fixed cells restored, tests left out."""
     names: list[str] = field(default_factory=list)
     """The names solution cells define (the instructor's and the submission's)."""
+    before: dict[str, int] = field(default_factory=dict)
+    """test grade_id -> how many learner cells come before it in the submission (they run before its test)."""
     examples: list[str] = field(default_factory=list)
     """The instructor's example cells that define a name a test uses, run on the trusted side after binding."""
 
@@ -118,9 +123,11 @@ def plan(source: Notebook, submitted: Notebook) -> Plan:
     restored: set[str] = set()
     learner: list[str] = []
     tests = {grade_id for grade_id, _ in result.tests}
+    seen_at: dict[str, int] = {}
     for cell in _code_cells(submitted):
         grade_id = str(_nbgrader(cell).get("grade_id", ""))
         if grade_id in tests or is_test(cell):
+            seen_at.setdefault(grade_id, len(learner))
             continue
         if grade_id in fixed:
             if grade_id not in restored:
@@ -136,6 +143,9 @@ def plan(source: Notebook, submitted: Notebook) -> Plan:
             result.examples.append(_source(cell))
     missing = [text for grade_id, text in fixed.items() if grade_id not in restored]
     result.learner_cells = missing + learner
+    result.before = {
+        grade_id: len(missing) + seen_at.get(grade_id, len(learner)) for grade_id, _ in result.tests
+    }
     result.names = list(dict.fromkeys(result.names))
     return result
 
@@ -157,7 +167,12 @@ def _defined(source: str) -> list[str]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
-    return [name for node in tree.body if not isinstance(node, ast.Import | ast.ImportFrom) for name in _defined_by(node)]
+    return [
+        name
+        for node in tree.body
+        if not isinstance(node, ast.Import | ast.ImportFrom)
+        for name in _defined_by(node)
+    ]
 
 
 def shadow_functions(cells: list[str]) -> dict[str, types.FunctionType]:
@@ -184,9 +199,12 @@ def shadow_functions(cells: list[str]) -> dict[str, types.FunctionType]:
         except (SyntaxError, ValueError):
             continue
         for constant in module.co_consts:
-            if isinstance(constant, types.CodeType) and constant.co_name == name:
-                if constant.co_firstlineno == min([node.lineno, *(d.lineno for d in node.decorator_list)]):
-                    namespace[name] = types.FunctionType(constant, namespace, name)
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if isinstance(constant, types.CodeType) and (constant.co_name, constant.co_firstlineno) == (
+                name,
+                first,
+            ):
+                namespace[name] = types.FunctionType(constant, namespace, name)
     return {name: value for name, value in namespace.items() if isinstance(value, types.FunctionType)}
 
 
@@ -210,6 +228,7 @@ def check_notebook(
     folder: Path | None = None,
     cell_seconds: float = CELL_SECONDS,
     call_seconds: float = CALL_SECONDS,
+    learner_cell_seconds: float = LEARNER_CELL_SECONDS,
 ) -> NotebookVerdict:
     """Trusted verdicts of every test cell of the notebook `name` for one submission."""
     start = time.perf_counter()
@@ -218,7 +237,7 @@ def check_notebook(
         if folder is None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="learner-")))
         learner = stack.enter_context(LearnerProcess(folder, wrap, call_seconds))
-        run = _Run(name, steps, learner, cell_seconds)
+        run = _Run(name, steps, learner, cell_seconds, learner_cell_seconds)
         cells = run.all()
     return NotebookVerdict(name, tuple(cells), tuple(run.flags), time.perf_counter() - start)
 
@@ -226,17 +245,33 @@ def check_notebook(
 class _Run:
     """One pass over the test cells, restarting the learner's process when it dies."""
 
-    def __init__(self, name: str, steps: Plan, learner: LearnerProcess, cell_seconds: float) -> None:
+    def __init__(
+        self,
+        name: str,
+        steps: Plan,
+        learner: LearnerProcess,
+        cell_seconds: float,
+        learner_cell_seconds: float,
+    ) -> None:
         self.name, self.steps, self.learner, self.cell_seconds = name, steps, learner, cell_seconds
+        self.learner_cell_seconds = learner_cell_seconds
         self.flags: list[str] = []
         self.namespace: dict[str, Any] = {}
         self.starts = 0
+        self.loaded = 0
+        """How many learner cells the running process has been given."""
+        self.dropped: set[int] = set()
+        """Learner cells that hung past every interrupt or killed their process: they are not run again."""
+        self.examples_ran = False
         self.references = sorted(set(self.steps.names))
 
     def all(self) -> list[CellVerdict]:
         reasons = [unverified(self.name, grade_id) for grade_id, _ in self.steps.tests]
         if all(reasons):
-            return [CellVerdict(g, None, f"not checked here: {r}") for (g, _), r in zip(self.steps.tests, reasons)]
+            return [
+                CellVerdict(g, None, f"not checked here: {r}")
+                for (g, _), r in zip(self.steps.tests, reasons, strict=True)
+            ]
         try:
             self._setup()
         except BaseException as error:  # the instructor's setup failing here is the grader's problem
@@ -257,16 +292,39 @@ class _Run:
                 exec(compile(text, "<setup>", "exec"), self.namespace)
         self.fixed = dict(self.namespace)
 
-    def _bind(self) -> None:
-        """(Re)start the learner's process and bind its graded names in the trusted namespace."""
+    def _start(self) -> None:
+        """(Re)start the learner's process, with the trusted side's stand-ins relayed to it."""
         self.starts += 1
         ports = [value.port for value in self.namespace.values() if type(value).__name__ == "StandIn"]
-        loaded: Loaded = self.learner.start(self.steps.learner_cells, self.references, self.references, ports)
-        for name in self.references:
-            if name in self.fixed and name not in loaded.names:
+        self.loaded = 0
+        self._bind(self.learner.start(self.references, self.references, ports))
+
+    def _load(self, upto: int) -> None:
+        """Give the learner's process its cells up to `upto`, one at a time, dropping one that hangs or kills it."""
+        while self.loaded < upto:
+            index = self.loaded
+            self.loaded += 1
+            if index in self.dropped:
                 continue
-            self.namespace.pop(name, None)
-        shadows = shadow_functions(self.steps.learner_cells)
+            try:
+                self._bind(self.learner.load([self.steps.learner_cells[index]], self.learner_cell_seconds))
+            except PeerFailure:
+                self.dropped.add(index)
+                self.learner.stop()
+                if self.starts > RESTARTS + len(self.dropped):
+                    raise
+                self._start()
+
+    def _bind(self, loaded: Loaded) -> None:
+        """Bind the learner's graded names in the trusted namespace (as they are after its latest cells)."""
+        shadows = shadow_functions(
+            [self.steps.learner_cells[i] for i in range(self.loaded) if i not in self.dropped]
+        )
+        for name in self.references:
+            if name not in self.fixed or name in loaded.names:
+                self.namespace.pop(name, None)
+            if name in self.fixed and name not in loaded.names:
+                self.namespace[name] = self.fixed[name]
         for name, value in loaded.names.items():
             if name in self.fixed and not isinstance(value, Remote) and name not in self.steps.names:
                 continue
@@ -275,18 +333,25 @@ class _Run:
                 value.__globals__ = shadows[name].__globals__  # type: ignore[attr-defined]
             self.namespace[name] = value
         self.namespace["assert_own_work"] = self._assert_own_work
-        if self.starts == 1:
-            for text in self.steps.examples:  # an example cell's names, for the tests that use them
-                try:
-                    with _quiet():
-                        exec(compile(text, "<example>", "exec"), self.namespace)
-                except Exception:
-                    continue
+
+    def _examples(self) -> None:
+        """The instructor's example cells that define names the tests use, once, with the learner bound."""
+        if self.examples_ran:
+            return
+        self.examples_ran = True
+        for text in self.steps.examples:
+            try:
+                with _quiet():
+                    exec(compile(text, "<example>", "exec"), self.namespace)
+            except Exception:
+                continue
 
     def _assert_own_work(self, fn: object, reference_module: Any, allow: tuple[str, ...] = ()) -> None:
         """assert_own_work: the learner's process describes the function, this side judges it."""
         if not isinstance(fn, Remote):
-            raise AssertionError(f"{getattr(fn, '__name__', 'it')} should be a function you define with def in this notebook")
+            raise AssertionError(
+                f"{getattr(fn, '__name__', 'it')} should be a function you define with def in this notebook"
+            )
         report: Report = self.learner.ask("own_work", id=fn._ident)
         if type(report) is not dict:
             raise AssertionError(f"{fn.__name__} could not be inspected")
@@ -297,14 +362,18 @@ class _Run:
         reason = unverified(self.name, grade_id)
         if reason is not None:
             return CellVerdict(grade_id, None, f"not checked here: {reason}")
-        if not self.learner.alive:
-            if self.starts > RESTARTS:
-                return CellVerdict(grade_id, False, "the learner's process kept failing; this cell was not run")
-            try:
-                self._bind()
-            except PeerFailure as error:
-                self.learner.stop()
-                return CellVerdict(grade_id, False, f"the learner's code could not be loaded: {error}"[:300])
+        try:
+            if not self.learner.alive:
+                if self.starts > RESTARTS + len(self.dropped):
+                    return CellVerdict(
+                        grade_id, False, "the learner's process kept failing; this cell was not run"
+                    )
+                self._start()
+            self._load(max(self.loaded, self.steps.before.get(grade_id, len(self.steps.learner_cells))))
+            self._examples()
+        except PeerFailure as error:
+            self.learner.stop()
+            return CellVerdict(grade_id, False, f"the learner's code could not be loaded: {error}"[:300])
         assert self.learner.endpoint is not None
         self.learner.endpoint.deadline = time.monotonic() + self.cell_seconds
         errors = io.StringIO()

@@ -26,7 +26,7 @@ Wrap = Callable[[list[str]], list[str]]
 """Turns the learner's command line into the one to run (the sandbox's `wrap`); the identity by default."""
 
 LOAD_SECONDS = 60.0
-"""How long the notebook's own code may take to run before the learner's process is given up."""
+"""How long the learner's process may take to start and import what it needs."""
 
 CALL_SECONDS = 30.0
 """How long the trusted side waits for any one message of the learner's process."""
@@ -84,10 +84,8 @@ class LearnerProcess:
     ) -> None:
         self.stop()
 
-    def start(
-        self, cells: list[str], names: list[str], references: list[str], relay: Sequence[int] = ()
-    ) -> Loaded:
-        """Start the process and run the cells in it; a failure to start or load is a PeerFailure."""
+    def start(self, names: list[str], references: list[str], relay: Sequence[int] = ()) -> Loaded:
+        """Start the process (no cells run yet); a failure to start is a PeerFailure."""
         self.stop()
         self.folder.mkdir(parents=True, exist_ok=True)
         argv = self.wrap([*self.python, "-m", "course_grade.trusted.learner"])
@@ -101,10 +99,22 @@ class LearnerProcess:
         )
         self.endpoint.handlers["http"] = lambda message: answer(message, relay, self.call_seconds)
         reply = self.endpoint.request(
-            {"op": "load", "cells": cells, "names": names, "references": references, "relay": list(relay)}
+            {"op": "start", "names": names, "references": references, "relay": list(relay)}
         )
         self.endpoint.timeout = self.call_seconds
         return self._loaded(reply)
+
+    def load(self, cells: list[str], cell_seconds: float) -> Loaded:
+        """Run cells in the learner's namespace, each interrupted after `cell_seconds`; the names after them."""
+        if self.endpoint is None:
+            raise PeerFailure("the learner's process is not running")
+        self.endpoint.timeout = cell_seconds * len(cells) + 10  # a cell that ignores the interrupt hangs
+        try:
+            return self._loaded(
+                self.endpoint.request({"op": "load", "cells": cells, "seconds": cell_seconds})
+            )
+        finally:
+            self.endpoint.timeout = self.call_seconds
 
     def _loaded(self, reply: dict[str, Any]) -> Loaded:
         """Read the load reply as hostile data."""
