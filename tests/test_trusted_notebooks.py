@@ -15,11 +15,12 @@ import nbformat
 import pytest
 
 from course_grade.gradebook import NotebookGrades
-from course_grade.trusted import NotebookVerdict, check_notebook
 from course_grade.trusted.coverage import UNVERIFIED_NOTEBOOKS, unverified
 from course_grade.trusted.grading import TAMPERING, reconcile
+from course_grade.trusted.runner import NotebookVerdict, check_notebook
 from grading.wrong_answers import published
 from tests.notebook_runner import SOURCE, graded_results, instructor_notebook, with_cell_replaced
+from tests.test_trusted_protocol import network_namespaces, private_network
 
 NAMES = sorted(path.name for path in SOURCE.iterdir() if path.is_dir())
 COVERED = [name for name in NAMES if name not in UNVERIFIED_NOTEBOOKS]
@@ -143,3 +144,10 @@ def test_a_cell_without_a_trusted_verdict_keeps_nbgraders_score() -> None:
     verdict = verdicts("07_capstone", learner_version("07_capstone"))
     full = NotebookGrades("07_capstone", {cell.grade_id: 1.0 for cell in verdict.cells}, {})
     assert reconcile(full, verdict) == (full, []) and unverified("07_capstone", verdict.cells[0].grade_id)
+
+
+@pytest.mark.skipif(not network_namespaces(), reason="this kernel gives no network namespaces")
+def test_the_loop_exercises_pass_from_a_private_network_through_the_relay() -> None:
+    source = notebook(SOURCE / "03_loop" / "03_loop.ipynb")
+    verdict = check_notebook("03_loop", source, source, wrap=private_network)
+    assert verdict.cells and all(cell.passed is True for cell in verdict.cells)

@@ -179,7 +179,8 @@ def test_a_remote_function_is_not_a_python_function() -> None:
     assert not callable(getattr(Remote(endpoint, 1), "__code__", None)) and sys.executable
 
 
-def _network_namespaces() -> bool:
+def network_namespaces() -> bool:
+    """True where `unshare --net` works (as root on Linux)."""
     return (
         shutil.which("unshare") is not None
         and subprocess.run(["unshare", "--net", "true"], capture_output=True, check=False).returncode == 0
@@ -200,14 +201,14 @@ GET_TEXT = (
 )
 
 
-@pytest.mark.skipif(not _network_namespaces(), reason="this kernel gives no network namespaces")
+@pytest.mark.skipif(not network_namespaces(), reason="this kernel gives no network namespaces")
 def test_the_relay_reaches_the_trusted_stand_in_from_a_private_network(tmp_path: Path) -> None:
     with StandIn([("text", "hello")]) as server, LearnerProcess(tmp_path, private_network) as process:
         ask = loaded(process, [GET_TEXT], ["ask"], [server.port])["ask"]
         assert ask(server.base) == "hello"  # type: ignore[operator]
 
 
-@pytest.mark.skipif(not _network_namespaces(), reason="this kernel gives no network namespaces")
+@pytest.mark.skipif(not network_namespaces(), reason="this kernel gives no network namespaces")
 def test_without_the_relay_a_private_network_cannot_reach_the_trusted_side(tmp_path: Path) -> None:
     with StandIn([("text", "hello")]) as server, LearnerProcess(tmp_path, private_network) as process:
         ask = loaded(process, [GET_TEXT], ["ask"], [])["ask"]

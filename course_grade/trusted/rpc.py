@@ -14,6 +14,7 @@ import builtins
 import contextlib
 import dataclasses
 import importlib
+import operator
 import threading
 import time
 from collections.abc import Callable
@@ -208,7 +209,7 @@ class Endpoint:
         except CodecError as error:
             self.broken = str(error)
             raise PeerFailure(self.broken) from None
-        before = _sync_state(nodes)
+        before = _snapshot(nodes)
         try:
             call = self.on_call or (lambda fn, positional, named: fn(*positional, **named))
             result = call(target, tuple(args), kwargs)
@@ -220,7 +221,7 @@ class Endpoint:
         origin = {id(node): index for index, node in enumerate(nodes)}
         try:
             value, _ = encode(result, self, origin)
-            sync, _ = encode(_changed(before, _sync_state(nodes)), self, origin)
+            sync, _ = encode(_sync_state(nodes, _changed(nodes, before)), self, origin)
         except (CodecError, RecursionError) as error:
             self.send(
                 {
@@ -288,16 +289,43 @@ class Endpoint:
         return found if isinstance(found, type) and issubclass(found, BaseException) else None
 
 
-def _sync_state(nodes: list[object]) -> list[list[Any]]:
-    """[index, contents] of every mutable argument container, as it is after the call."""
+def _contents(node: object) -> tuple[object, ...] | None:
+    """The very objects a mutable container holds (keys, then values, for a dict), or None for others."""
+    if type(node) is list:
+        return tuple(node)
+    if type(node) is dict:
+        return (*node, None, *node.values())
+    if type(node) is set:
+        return tuple(node)
+    if _mutable_record(node):
+        return tuple(getattr(node, f.name) for f in dataclasses.fields(node))  # type: ignore[arg-type]
+    return None
+
+
+def _snapshot(nodes: list[object]) -> list[tuple[int, tuple[object, ...]]]:
+    """What each mutable argument container holds before the call."""
+    return [(index, found) for index, node in enumerate(nodes) if (found := _contents(node)) is not None]
+
+
+def _changed(nodes: list[object], before: list[tuple[int, tuple[object, ...]]]) -> list[int]:
+    """The containers that no longer hold the very same objects."""
+    changed = []
+    for index, old in before:
+        new = _contents(nodes[index])
+        if new is None or len(new) != len(old) or not all(map(operator.is_, old, new)):
+            changed.append(index)
+    return changed
+
+
+def _sync_state(nodes: list[object], indices: list[int]) -> list[list[Any]]:
+    """[index, contents] of the given argument containers, as they are after the call."""
     state: list[list[Any]] = []
-    for index, node in enumerate(nodes):
-        if type(node) is list:
+    for index in indices:
+        node = nodes[index]
+        if type(node) is list or type(node) is set:
             state.append([index, list(node)])
         elif type(node) is dict:
             state.append([index, [list(pair) for pair in node.items()]])
-        elif type(node) is set:
-            state.append([index, list(node)])
         elif _mutable_record(node):
             state.append([index, {f.name: getattr(node, f.name) for f in dataclasses.fields(node)}])  # type: ignore[arg-type]
     return state
@@ -308,24 +336,6 @@ def _mutable_record(value: object) -> bool:
     if not dataclasses.is_dataclass(value) or isinstance(value, type):
         return False
     return not type(value).__dataclass_params__.frozen  # type: ignore[attr-defined]
-
-
-def _changed(before: list[list[Any]], after: list[list[Any]]) -> list[list[Any]]:
-    """The entries of `after` whose contents are not the very objects they were (what the callee changed)."""
-    changed = []
-    for (_, old), entry in zip(before, after, strict=True):
-        new = entry[1]
-        if isinstance(new, dict):
-            same = old.keys() == new.keys() and all(old[k] is new[k] for k in new)
-        else:
-            flat_old = [x for pair in old for x in pair] if old and type(old[0]) is list else old
-            flat_new = [x for pair in new for x in pair] if new and type(new[0]) is list else new
-            same = len(flat_old) == len(flat_new) and all(
-                a is b for a, b in zip(flat_old, flat_new, strict=True)
-            )
-        if not same:
-            changed.append(entry)
-    return changed
 
 
 def _apply_sync(nodes: list[object], state: object) -> None:

@@ -65,6 +65,12 @@ def _nbgrader(cell: dict[str, Any]) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
+def _tags(cell: dict[str, Any]) -> list[str]:
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    tags = meta.get("tags") if isinstance(meta, dict) else None
+    return [str(tag) for tag in tags] if isinstance(tags, list) else []
+
+
 def _source(cell: dict[str, Any]) -> str:
     text = cell.get("source", "")
     return "".join(text) if isinstance(text, list) else str(text)
@@ -120,6 +126,7 @@ def plan(source: Notebook, submitted: Notebook) -> Plan:
             result.trusted_setup.append(_source(cell))
         elif _nbgrader(cell).get("solution"):
             result.names += _defined(_source(cell))
+    demos = {_source(cell) for cell in _code_cells(source) if "demo" in _tags(cell)}
     restored: set[str] = set()
     learner: list[str] = []
     tests = {grade_id for grade_id, _ in result.tests}
@@ -134,6 +141,8 @@ def plan(source: Notebook, submitted: Notebook) -> Plan:
                 learner.append(fixed[grade_id])
                 restored.add(grade_id)
             continue
+        if not _nbgrader(cell) and _source(cell) in demos:
+            continue  # an instructor's worked example, unchanged: no test depends on it
         learner.append(_source(cell))
         if _nbgrader(cell).get("solution"):
             result.names += _defined(_source(cell))
