@@ -20,7 +20,9 @@ from typing import Any
 Report = dict[str, Any]
 """What `own_work_report` returns: JSON-able data (str keys, lists, str and bool values)."""
 
-DYNAMIC = frozenset({"__import__", "import_module", "importlib", "globals", "vars", "eval", "exec", "modules"})
+DYNAMIC = frozenset(
+    {"__import__", "import_module", "importlib", "globals", "vars", "eval", "exec", "modules"}
+)
 """Names through which a function can reach any module at run time: a graded function uses none of them."""
 
 _MOST = 2_000
@@ -42,7 +44,7 @@ def _unwrapped(value: object) -> object:
             value = value.func
         elif isinstance(value, types.MethodType | staticmethod | classmethod):
             value = value.__func__
-        elif isinstance(value, types.FunctionType) and isinstance(getattr(value, "__wrapped__", None), Callable):  # type: ignore[arg-type]
+        elif isinstance(value, types.FunctionType) and callable(getattr(value, "__wrapped__", None)):
             value = value.__wrapped__  # type: ignore[attr-defined]
         else:
             return value
@@ -146,7 +148,9 @@ def judge_own_work(report: Report, module: str, allow: Iterable[str] = ()) -> No
     allowed = set(allow)
     for where, label, origin in report.get("uses") or []:
         if where == "dynamic":
-            raise AssertionError(f"{name} uses {label!r}: a graded function imports and looks up nothing at run time")
+            raise AssertionError(
+                f"{name} uses {label!r}: a graded function imports and looks up nothing at run time"
+            )
         if where == "string":
             raise AssertionError(f"{name} names {label!r}: the exercise is to write it yourself")
         if not _from(origin, module):
