@@ -2,11 +2,12 @@
 
 `encode` turns a value into `{"v": E, "n": [node, ...]}`. E is None, a bool, an int, a str, a finite float,
 `{"f": "nan" | "inf" | "-inf"}`, `{"n": i}` (node i) or `{"b": i}` (node i of the call's arguments: the
-very object the caller passed in). A node is a dict with a kind `k`: list, tuple, set, frozenset, dict (pairs),
-bytes and bytearray (latin-1 text), complex, obj and ntuple (a dataclass or NamedTuple of `course_lib`), ref (a
-callable left on its side, called back over the pipe), type (a builtin type) and opaque (anything else).
-A subclass of a builtin container or scalar keeps its class as `c`: a dotted path for the standard library's
-(`collections.OrderedDict`), `{"sub": name}` for one defined in the notebook.
+very object the caller passed in). A node is a dict with a kind `k`: list, tuple, set, frozenset, dict
+(pairs), bytes and bytearray (latin-1 text), complex, iter (an iterator, drained), chain (lists nested in
+one another, as their depth and the innermost's items), obj and ntuple (a dataclass or NamedTuple of
+`course_lib`), ref (a callable left on its side, called back over the pipe), type (a builtin type) and
+opaque (anything else). A subclass of a builtin container or scalar keeps its class as `c`: a dotted path
+for the standard library's (`collections.OrderedDict`), `{"sub": name}` for one defined in the notebook.
 
 Decoding on the trusted side is strict: classes come only from an allow-list and anything unknown becomes
 its base type or an `Opaque` placeholder; nothing the learner sends is ever imported, called or evaluated.
@@ -21,6 +22,7 @@ import dataclasses
 import importlib
 import itertools
 import math
+import sys
 import types
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -45,7 +47,7 @@ _BASES: list[tuple[type, str]] = [
     (bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (bytes, "bytes"), (bytearray, "bytearray"),
     (complex, "complex"), (dict, "dict"), (list, "list"), (tuple, "tuple"), (frozenset, "frozenset"), (set, "set"),
 ]  # fmt: skip
-_MUTABLE = {"list", "dict", "set", "bytearray", "obj"}
+_MUTABLE = {"list", "dict", "set", "bytearray", "obj", "chain"}
 
 
 class CodecError(Exception):
@@ -133,10 +135,27 @@ def encode(
     return {"v": top, "n": nodes}, objects
 
 
+CHAIN = 32
+"""Lists nested this deep, each holding only the next, cross as one node: their depth and the innermost."""
+
+
+def _chain(item: list[Any]) -> tuple[int, list[Any]]:
+    """How many lists are nested one in the other from `item`, each holding only the next; the innermost."""
+    depth, current, seen = 1, item, {id(item)}
+    while len(current) == 1 and type(current[0]) is list and id(current[0]) not in seen:
+        current = current[0]
+        seen.add(id(current))
+        depth += 1
+    return depth, current
+
+
 def _node(item: object, ref: Callable[[object], Any], refs: Refs) -> dict[str, Any]:
     """One node: the item's kind, class and contents (children as references)."""
     cls = type(item)
     if cls is list:  # the common containers first: a deep published input is 100,000 of them
+        depth, innermost = _chain(item)  # type: ignore[arg-type]
+        if depth >= CHAIN:
+            return {"k": "chain", "depth": depth, "v": [ref(x) for x in innermost]}
         return {"k": "list", "v": [ref(x) for x in item]}  # type: ignore[attr-defined]
     if cls is dict:
         return {"k": "dict", "v": [[ref(k), ref(v)] for k, v in item.items()]}  # type: ignore[attr-defined]
@@ -277,15 +296,16 @@ class _Decoder:
             return wrapper
         if kind in ("dict", "list") and cls is not None:
             return cls()
-        return {"list": list, "dict": dict, "set": set, "bytearray": bytearray}[kind]()
+        return {"list": list, "chain": list, "dict": dict, "set": set, "bytearray": bytearray}[kind]()
 
     def _record_class(self, node: dict[str, Any]) -> type | None:
         path = node.get("path")
         if type(path) is not str or not path.startswith("course_lib."):
             return None
         module_name, _, name = path.rpartition(".")
-        try:
-            cls = getattr(importlib.import_module(module_name), name)
+        try:  # the trusted side imports nothing the learner names: only modules it has loaded itself
+            module = sys.modules.get(module_name) if self.strict else importlib.import_module(module_name)
+            cls = getattr(module, name)
         except (ImportError, AttributeError):
             return None
         return cls if isinstance(cls, type) and _is_course_record(cls) else None
@@ -308,6 +328,15 @@ class _Decoder:
                 target[self.value(key)] = self.value(item)  # type: ignore[index]
         elif kind == "list":
             target.extend(self.value(x) for x in _items(node.get("v")))  # type: ignore[attr-defined]
+        elif kind == "chain":
+            depth = node.get("depth")
+            if type(depth) is not int or not 0 < depth <= MAX_NODES:
+                raise CodecError("a chain of lists with no valid depth")
+            current: Any = target
+            for _ in range(depth - 1):
+                current.append([])
+                current = current[0]
+            current.extend(self.value(x) for x in _items(node.get("v")))
         elif kind == "set":
             target.update(self.value(x) for x in _items(node.get("v")))  # type: ignore[attr-defined]
         elif kind == "bytearray":
