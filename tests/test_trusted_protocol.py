@@ -226,3 +226,9 @@ def test_a_cell_that_runs_forever_is_interrupted_and_the_next_cell_still_runs(tm
         process.start(["f"], [])
         names = process.load(["while True:\n    pass", "def f():\n    return 1"], 0.5).names
         assert names["f"]() == 1  # type: ignore[operator]
+
+
+def test_the_strict_side_imports_no_module_the_learner_names() -> None:
+    wire = {"v": {"n": 0}, "n": [{"k": "obj", "path": "course_lib.desk.__main__.Anything", "fields": {}}]}
+    value, _ = decode(wire, NoRefs(), strict=True)
+    assert isinstance(value, Opaque) and "course_lib.desk.__main__" not in sys.modules
