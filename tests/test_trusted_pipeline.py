@@ -68,5 +68,5 @@ def test_the_honest_learner_keeps_full_marks_and_no_flag(graded: tuple[Path, Run
 def test_the_summary_and_the_csv_name_the_possible_tampering(graded: tuple[Path, Run]) -> None:
     root, run = graded
     rows = {row["student_id"]: row for row in csv_rows(root / "grades.csv")}
-    assert "possible tampering" in run.stdout
+    assert "POSSIBLE TAMPERING in 2 submissions" in run.stdout and "possible tampering: " in run.stdout
     assert rows["honest"]["review"] == "" and "nbgrader passed it" in rows["skipper"]["review"]
