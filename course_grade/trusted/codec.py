@@ -27,7 +27,7 @@ import types
 from collections.abc import Callable
 from typing import Any, Protocol
 
-MAX_NODES = 2_000_000
+MAX_NODES = 500_000
 """The most containers one message may hold."""
 
 KNOWN_CLASSES: dict[str, type] = {

@@ -16,8 +16,8 @@ from typing import Any
 
 HEADER = struct.Struct(">I")
 
-MAX_MESSAGE_BYTES = 32 * 1024 * 1024
-"""The largest message either side sends or accepts (the deepest published test input is about 2 MB)."""
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+"""The largest message either side sends or accepts (the largest published test input is far smaller)."""
 
 
 class ProtocolError(Exception):
