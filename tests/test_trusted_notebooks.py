@@ -18,6 +18,8 @@ from course_grade.gradebook import NotebookGrades
 from course_grade.trusted.coverage import UNVERIFIED_NOTEBOOKS, unverified
 from course_grade.trusted.grading import TAMPERING, reconcile
 from course_grade.trusted.runner import NotebookVerdict, check_notebook
+from course_grade.trusted.static import static_report
+from course_lib.checks import judge_own_work
 from grading.wrong_answers import published
 from tests.notebook_runner import SOURCE, graded_results, instructor_notebook, with_cell_replaced
 from tests.test_trusted_protocol import network_namespaces, private_network
@@ -151,3 +153,44 @@ def test_the_loop_exercises_pass_from_a_private_network_through_the_relay() -> N
     source = notebook(SOURCE / "03_loop" / "03_loop.ipynb")
     verdict = check_notebook("03_loop", source, source, wrap=private_network)
     assert verdict.cells and all(cell.passed is True for cell in verdict.cells)
+
+
+FORGED = (
+    "import course_lib.checks as _checks\n"
+    "_checks._origin = lambda value: {'kind': 'other', 'module': ''}  # the learner's process now reports nothing\n"
+    "import course_lib.envelope as _ref\n\n"
+    "def parse_envelope(raw):\n    return _ref.parse_envelope(raw)\n"
+)
+
+
+def test_an_own_work_report_forged_in_the_learners_process_is_caught_from_the_source() -> None:
+    verdict = verdicts("01_envelope", with_solution("01_envelope", "parse_envelope", FORGED))
+    own_work = [cell for cell in verdict.cells if cell.grade_id.startswith("test_parse_envelope")]
+    assert own_work and all(cell.passed is False and "_ref" in cell.reason for cell in own_work)
+
+
+@pytest.mark.parametrize(
+    ("source", "own"),
+    [
+        ("def f(raw):\n    return {'kind': 'final', 'text': raw}", True),
+        ("import course_lib.envelope as e\ndef f(raw):\n    return e.parse_envelope(raw)", False),
+        (
+            "import functools, course_lib.envelope as e\nh = functools.partial(e.parse_envelope)\n"
+            "def f(raw):\n    return h(raw)",
+            False,
+        ),
+        (
+            "from course_lib.envelope import parse_envelope as p\ndef f(raw, impl=p):\n    return impl(raw)",
+            False,
+        ),
+        ("def g(raw):\n    return raw\nf = g", False),
+    ],
+    ids=["own", "module", "assigned-partial", "default", "not-a-def"],
+)
+def test_the_source_own_work_check(source: str, own: bool) -> None:
+    try:
+        judge_own_work(static_report("f", [source], {}), "course_lib.envelope")
+    except AssertionError:
+        assert not own
+    else:
+        assert own

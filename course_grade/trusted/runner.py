@@ -23,6 +23,7 @@ from typing import Any
 from course_grade.trusted.coverage import unverified
 from course_grade.trusted.rpc import PeerFailure, Remote
 from course_grade.trusted.session import CALL_SECONDS, LearnerProcess, Loaded, Wrap, identity
+from course_grade.trusted.static import static_report
 from course_lib.checks import Report, judge_own_work
 
 Notebook = dict[str, Any]
@@ -356,7 +357,7 @@ class _Run:
                 continue
 
     def _assert_own_work(self, fn: object, reference_module: Any, allow: tuple[str, ...] = ()) -> None:
-        """assert_own_work: the learner's process describes the function, this side judges it."""
+        """assert_own_work: the learner's process describes the function, this side judges it, and the source too."""
         if not isinstance(fn, Remote):
             raise AssertionError(
                 f"{getattr(fn, '__name__', 'it')} should be a function you define with def in this notebook"
@@ -366,6 +367,12 @@ class _Run:
             raise AssertionError(f"{fn.__name__} could not be inspected")
         allowed = [getattr(reference_module, helper).__name__ for helper in allow]
         judge_own_work(report, reference_module.__name__, allowed)
+        cells = [
+            text
+            for index, text in enumerate(self.steps.learner_cells[: self.loaded])
+            if index not in self.dropped
+        ]
+        judge_own_work(static_report(fn.__name__, cells, self.fixed), reference_module.__name__, allowed)
 
     def _cell(self, grade_id: str, text: str) -> CellVerdict:
         reason = unverified(self.name, grade_id)
