@@ -12,10 +12,13 @@ too; a cell nbgrader passed and the trusted check failed scores 0 and is noted "
 What this guarantees: whatever the learner's code does to its own kernel or process (cell tags, input
 transformers, a rebound `assert_own_work`, patched builtins, a forged gradebook) cannot make a covered
 test cell pass; only functions that answer the instructor's tests correctly, across the pipe, earn points.
-What it does not: the own-work report (which globals, defaults and closures a function uses) and the trace
-of calls into the reference are made in the learner's process and can be forged there (a forged report only
-hides a use of the reference, which the static source flags can still catch); mutations a trusted callback
-makes to objects the learner holds a copy of are not seen by the learner; cells of `coverage.UNVERIFIED_*`
+What it does not: the trace of calls into the reference is made in the learner's process and can be
+suppressed there (it only flags for review); the own-work check is judged twice, on the learner process's
+report and on the submitted source read here (`static`), so a forged report changes nothing, but code that
+reaches the reference only at run time, through objects it is handed (a method's `__globals__`, say) or
+computed names, can pass it; a trusted callback's changes to objects the learner
+holds a copy of are not seen by the learner; without the sandbox the learner's process has the grader's
+rights (it cannot change a verdict, but it can touch files); cells of `coverage.UNVERIFIED_*`
 keep nbgrader's score alone (07 today).
 
 The learner's process imports this package: keep it free of imports (nbgrader takes seconds to load).
