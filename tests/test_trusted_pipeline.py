@@ -50,12 +50,15 @@ def score(run: Run, student: str) -> float:
 
 
 @pytest.mark.parametrize("student", ["skipper", "blanker"])
-def test_an_attack_nbgrader_falls_for_scores_zero_and_is_flagged(
-    graded: tuple[Path, Run], student: str
-) -> None:
+def test_an_attack_on_the_kernel_scores_zero(graded: tuple[Path, Run], student: str) -> None:
+    assert score(graded[1], student) == 0
+
+
+def test_an_attack_nbgrader_falls_for_is_flagged_possible_tampering(graded: tuple[Path, Run]) -> None:
+    """The input transformer fools nbgrader (tags may be cleaned before nbgrader runs: no flag needed then)."""
     _, run = graded
-    notes = load_notes(run.course / "grading_notes" / student / f"{ASSIGNMENT}.json")
-    assert score(run, student) == 0 and "possible-tampering" in {note.kind for note in notes}
+    notes = load_notes(run.course / "grading_notes" / "blanker" / f"{ASSIGNMENT}.json")
+    assert "possible-tampering" in {note.kind for note in notes}
 
 
 def test_the_honest_learner_keeps_full_marks_and_no_flag(graded: tuple[Path, Run]) -> None:
@@ -68,5 +71,5 @@ def test_the_honest_learner_keeps_full_marks_and_no_flag(graded: tuple[Path, Run
 def test_the_summary_and_the_csv_name_the_possible_tampering(graded: tuple[Path, Run]) -> None:
     root, run = graded
     rows = {row["student_id"]: row for row in csv_rows(root / "grades.csv")}
-    assert "POSSIBLE TAMPERING in 2 submissions" in run.stdout and "possible tampering: " in run.stdout
-    assert rows["honest"]["review"] == "" and "nbgrader passed it" in rows["skipper"]["review"]
+    assert "POSSIBLE TAMPERING in " in run.stdout and f"  - blanker ({ASSIGNMENT})" in run.stdout
+    assert rows["honest"]["review"] == "" and "nbgrader passed it" in rows["blanker"]["review"]
