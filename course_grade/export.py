@@ -9,6 +9,7 @@ and assignment, 0 for a missing submission) and lets the csv module quote. It is
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,15 @@ COLUMNS = [
 ]  # fmt: skip
 """nbgrader's columns, in nbgrader's order."""
 
+REVIEW_COLUMN = "review"
+"""The column after nbgrader's: what an instructor should look at by hand (possible tampering), or empty."""
+
 
 class QuotedCsvExportPlugin(CsvExportPlugin):  # type: ignore[misc]
     """nbgrader's CSV export, quoted."""
+
+    review: Callable[[str, str], str] | None = None
+    """(student, assignment) -> the review column's text; None: nbgrader's columns only."""
 
     def export(self, gradebook: Gradebook) -> None:
         """Write one row per (assignment, student) of the gradebook, as nbgrader's plugin does."""
@@ -31,14 +38,15 @@ class QuotedCsvExportPlugin(CsvExportPlugin):  # type: ignore[misc]
         wanted_students = {str(name) for name in self.student}
         with open(self.to or "grades.csv", "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
-            writer.writerow(COLUMNS)
+            writer.writerow(COLUMNS + ([REVIEW_COLUMN] if self.review else []))
             for assignment in gradebook.assignments:
                 if wanted_assignments and assignment.name not in wanted_assignments:
                     continue
                 for student in gradebook.students:
                     if wanted_students and student.id not in wanted_students:
                         continue
-                    writer.writerow(_row(gradebook, assignment, student))
+                    extra = [self.review(student.id, assignment.name)] if self.review else []
+                    writer.writerow(_row(gradebook, assignment, student) + extra)
 
 
 def _row(gradebook: Gradebook, assignment: Any, student: Any) -> list[str]:
@@ -63,9 +71,17 @@ def _row(gradebook: Gradebook, assignment: Any, student: Any) -> list[str]:
     return ["" if row[key] is None else str(row[key]) for key in COLUMNS]
 
 
-def export_csv(url: str, course_id: str, destination: Path, assignments: list[str]) -> int:
-    """Write grades.csv for `assignments`; return the number of rows."""
+def export_csv(
+    url: str,
+    course_id: str,
+    destination: Path,
+    assignments: list[str],
+    review: Callable[[str, str], str] | None = None,
+) -> int:
+    """Write grades.csv for `assignments` (with the review column when given); return the number of rows."""
     with Gradebook(url, course_id) as gradebook:
-        QuotedCsvExportPlugin(to=str(destination), assignment=assignments).export(gradebook)
+        plugin = QuotedCsvExportPlugin(to=str(destination), assignment=assignments)
+        plugin.review = review
+        plugin.export(gradebook)
     with open(destination, newline="", encoding="utf-8") as handle:
         return sum(1 for _ in csv.reader(handle)) - 1

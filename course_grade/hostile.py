@@ -25,6 +25,7 @@ from nbformat import NotebookNode
 from course_grade.course import REPOSITORY_COURSE, Course
 from course_grade.notebooks import read, write
 from course_grade.problems import cell_grade_id, is_test
+from course_grade.trusted.attacks import ROUTES, bypass, reference_module
 
 ODD_ID = "Zoë O'Brien, Jr. [2]*"
 """A student id with spaces, accents, a quote, a comma and glob characters, all legal in a folder name."""
@@ -39,7 +40,7 @@ class Case:
     what: str
     """What the submission does."""
     score: str
-    """"full", "zero", or "first" (the points of the first exercise's tests)."""
+    """"full", "zero", "first" (the points of the first exercise's tests) or "second" (all but those)."""
     kinds: tuple[str, ...] = ()
     """The kinds of notes the learner must get."""
 
@@ -214,6 +215,7 @@ def build(course: Course, assignment: str) -> dict[str, tuple[Case, Callable[[Pa
          notebook(_edit(instructor, first, _prefix(TAMPERS)))),
         (Case(ODD_ID, "the instructor's version, from a student with an odd id", "full"), notebook(instructor)),
     ]  # fmt: skip
+    cases += _own_work_cases(instructor, first, notebook)
     if others:
         other = others[0]
         foreign = course.folder("source", assignment=other) / f"{course.notebooks(other)[0]}.ipynb"
@@ -222,6 +224,29 @@ def build(course: Course, assignment: str) -> dict[str, tuple[Case, Callable[[Pa
              lambda folder: shutil.copyfile(foreign, folder / f"{name}.ipynb"))
         )  # fmt: skip
     return {case.student: (case, make) for case, make in cases}
+
+
+def _replace(code: str) -> Callable[[str], str]:
+    """Replace a cell's source with `code`."""
+    return lambda _: code
+
+
+def _own_work_cases(
+    instructor: Notebook, first: str, notebook: Callable[[Notebook], Callable[[Path], object]]
+) -> list[tuple[Case, Callable[[Path], object]]]:
+    """The trusted checks' cases: the first exercise answered by its reference through a hidden route."""
+    function = _first_function(next(cell.source for cell in instructor.cells if cell_grade_id(cell) == first))
+    module = reference_module(function) if function else None
+    if function is None or module is None:
+        return []
+    cases = []
+    for student, (what, route) in ROUTES.items():
+        kinds = ("possible-tampering", "review") if route == "rebound" else ("review",)
+        code = bypass(route, function, module)
+        cases.append(
+            (Case(student, what, "second", kinds), notebook(_edit(instructor, first, _replace(code))))
+        )
+    return cases
 
 
 def write_pack(course: Course, assignment: str, folder: Path) -> list[Case]:

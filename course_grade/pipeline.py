@@ -27,6 +27,7 @@ from course_grade.intake import Intake, take_in
 from course_grade.pool import Pool
 from course_grade.problems import KINDS, Note, load_notes, save_notes
 from course_grade.summary import Outcome
+from course_grade.trusted.grading import REVIEW, TAMPERING
 from course_grade.workers import (
     AutogradeJob,
     AutogradeResult,
@@ -173,9 +174,14 @@ class Pipeline:
 
     def export(self, names: list[str], destination: Path) -> int:
         """grades.csv for the assignments, one row per student and assignment; return the number of rows."""
-        rows = export_csv(self.course.db_url, self.course.course_id, destination, names)
+        rows = export_csv(self.course.db_url, self.course.course_id, destination, names, self._review)
         self.out(f"grades: {destination} ({rows} rows)")
         return rows
+
+    def _review(self, student: str, assignment: str) -> str:
+        """The CSV's review column: the grading notes an instructor must look at by hand."""
+        notes = load_notes(self.notes_file(student, assignment))
+        return "; ".join(note.text for note in notes if note.kind in (TAMPERING, REVIEW))
 
 
 def submitted_pairs(course: Course, names: list[str]) -> list[tuple[str, str]]:

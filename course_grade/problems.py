@@ -43,6 +43,8 @@ KINDS = {
     "wrote-files": "wrote files",
     "tampered": "modified the course",
     "grading-failed": "could not be graded",
+    "possible-tampering": "possible tampering",
+    "review": "for manual review",
 }
 """Every kind of note, with the short label the summary table shows."""
 

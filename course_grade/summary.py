@@ -46,6 +46,13 @@ def render(outcomes: list[Outcome], skipped: Iterable[str] = ()) -> str:
     width = max(counts.values(), default=0) or 1
     for label, count in counts.items():
         lines.append(f"  {label:>7}  {count:4}  {'#' * round(40 * count / width) if count else ''}".rstrip())
+    flagged = [o for o in outcomes if any(note.kind == "possible-tampering" for note in o.notes)]
+    if flagged:
+        lines += [
+            "",
+            f"POSSIBLE TAMPERING in {_count(len(flagged), 'submission')}: points withheld, review by hand:",
+        ]
+        lines += [f"  - {outcome.student} ({outcome.assignment})" for outcome in flagged]
     troubled = [outcome for outcome in outcomes if outcome.notes]
     lines += ["", f"problems: {len(troubled)} of {len(outcomes)} submissions" + (":" if troubled else "")]
     for outcome in troubled:

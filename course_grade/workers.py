@@ -39,6 +39,7 @@ from course_grade.hardened import (
     SafeOverwriteCells,
 )
 from course_grade.problems import Note, execution_notes, inspect_submission
+from course_grade.trusted.grading import trusted_grades
 
 READY = "ready"
 """What a worker says once it can take jobs."""
@@ -157,6 +158,7 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     autograded = course / "autograded" / job.student / job.assignment
     expected = {f"{name}.ipynb" for name in gradable} | _plain_files(submitted)
     expected |= _plain_files(course / "source" / job.assignment)
+    as_submitted = {name: (submitted / f"{name}.ipynb").read_bytes() for name in gradable}
     before = fingerprint(course, skip=course / "autograded")
     config = _hardened(real.config(course, url))
     outcome = convert(LiteralAutograde, config, job.assignment, job.student)
@@ -173,6 +175,9 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     for name, data in notebooks.items():
         notes += execution_notes(json.loads(data), f"{name}.ipynb", timeout)
     grades = read_results(url, real.course_id, job.assignment, job.student, list(notebooks))
+    source = real.folder("source", assignment=job.assignment)
+    grades, found = trusted_grades(grades, source, as_submitted, scratch=scratch, cell_seconds=timeout)
+    notes += found
     return AutogradeResult(grades, tuple(notes), notebooks)
 
 

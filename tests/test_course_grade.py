@@ -49,6 +49,7 @@ PACK = [
     "solution", "learner", "partial", "infinite-loop", "ignores-interrupt", "sys-exit", "kernel-dies",
     "kills-grader", "edited-test", "deleted-test", "duplicated-cell", "renamed", "missing", "invalid-json",
     "empty-file", "huge-output", "stderr", "writes-files", "tampers-course", ODD_ID, "other-assignment",
+    "own-work-default", "own-work-closure", "own-work-import", "own-work-rebound",
 ]  # fmt: skip
 SEQUENTIAL = [
     "solution", "learner", "partial", "sys-exit", "stderr", "edited-test", "deleted-test", "huge-output",
@@ -109,7 +110,8 @@ def test_the_run_finishes_with_status_zero(graded: Graded) -> None:
 @pytest.mark.parametrize("student", PACK)
 def test_each_learner_gets_the_score_of_their_case(graded: Graded, student: str) -> None:
     case = graded.cases[student]
-    expected = {"full": graded.full, "zero": 0.0, "first": graded.first}[case.score]
+    shares = {"full": graded.full, "zero": 0.0, "first": graded.first, "second": graded.full - graded.first}
+    expected = shares[case.score]
     assert graded.score(student) == expected, case.what
 
 

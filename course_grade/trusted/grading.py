@@ -1,0 +1,87 @@
+"""Trusted verdicts applied to nbgrader's scores: a cell keeps its points only when both agree.
+
+`trusted_grades` runs the trusted checks of every autograded notebook of a submission and returns the
+scores to record with the notes to show. A cell nbgrader passed and the trusted check failed scores 0 and
+is noted "possible tampering" for manual review (the trusted verdict wins); a cell nbgrader failed keeps its
+0 whatever the trusted check says. Cells without a trusted verdict (see `coverage`) keep nbgrader's score.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from course_grade.gradebook import NotebookGrades, SubmissionGrades
+from course_grade.problems import Note
+from course_grade.trusted.coverage import unverified
+from course_grade.trusted.runner import LEARNER_CELL_SECONDS, CellVerdict, NotebookVerdict, check_notebook
+from course_grade.trusted.session import Wrap, identity
+
+TAMPERING = "possible-tampering"
+"""The note kind of a cell nbgrader passed and the trusted check failed."""
+
+REVIEW = "review"
+"""The note kind of what the trusted checks noticed without changing a score."""
+
+
+def reconcile(grades: NotebookGrades, verdict: NotebookVerdict) -> tuple[NotebookGrades, list[Note]]:
+    """nbgrader's scores of one notebook with the trusted verdicts applied, and the notes on disagreements."""
+    scores = dict(grades.scores)
+    notes: list[Note] = []
+    for cell in verdict.cells:
+        score = scores.get(cell.grade_id)
+        if cell.passed is not False or unverified(verdict.name, cell.grade_id) or not score:
+            continue
+        scores[cell.grade_id] = 0.0
+        notes.append(
+            Note(
+                TAMPERING,
+                f"{verdict.name}.ipynb, `{cell.grade_id}`: nbgrader passed it but the grader's own check of your "
+                f"functions failed ({cell.reason}); its {score:g} point(s) are withheld until an instructor "
+                "reviews it.",
+            )
+        )
+    notes += [Note(REVIEW, f"{verdict.name}.ipynb: {flag}.") for flag in verdict.flags]
+    return dataclasses.replace(grades, scores=scores), notes
+
+
+def trusted_grades(
+    grades: SubmissionGrades,
+    source: Path,
+    submitted: Mapping[str, bytes],
+    wrap: Wrap = identity,
+    scratch: Path | None = None,
+    cell_seconds: float = LEARNER_CELL_SECONDS,
+) -> tuple[SubmissionGrades, list[Note]]:
+    """Run the trusted checks of each graded notebook: the instructor's in `source`, the learner's as submitted.
+
+    `submitted` maps notebook name -> the submitted file's bytes, read before nbgrader ran the learner's code;
+    `cell_seconds` is how long one of the learner's cells may run (the course's nbgrader timeout).
+    """
+    notebooks, notes = [], []
+    for graded in grades.notebooks:
+        try:
+            instructor = json.loads((source / f"{graded.name}.ipynb").read_text(encoding="utf-8"))
+            learner = json.loads(submitted[graded.name].decode("utf-8"))
+            folder = None if scratch is None else scratch / "trusted" / "learner" / graded.name / "work"
+            verdict = check_notebook(
+                graded.name, instructor, learner, wrap, folder, learner_cell_seconds=cell_seconds
+            )
+        except Exception as error:  # fail closed: nothing the trusted side could not check keeps its points
+            verdict = NotebookVerdict(
+                graded.name,
+                tuple(
+                    CellVerdict(
+                        grade_id,
+                        False,
+                        f"the trusted checks could not run: {type(error).__name__}: {error}"[:300],
+                    )
+                    for grade_id in graded.scores
+                ),
+            )
+        applied, found = reconcile(graded, verdict)
+        notebooks.append(applied)
+        notes += found
+    return dataclasses.replace(grades, notebooks=tuple(notebooks)), notes

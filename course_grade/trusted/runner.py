@@ -1,0 +1,431 @@
+"""Trusted verdicts for one notebook: the instructor's tests run here, the learner's functions over there.
+
+`check_notebook` reads the instructor's source notebook (setup cells and test cells, never the
+submission's copies of them) and the submitted one (its solution cells and its other code), runs the
+submission's code in a learner process, then runs the instructor's setup and each test cell in a namespace of
+this process where every graded name is a proxy to the learner's process (functions) or its value as data.
+A test cell passes when it raises nothing and writes nothing to stderr, as under nbgrader.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import tempfile
+import time
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from course_grade.trusted.coverage import unverified
+from course_grade.trusted.rpc import PeerFailure, Remote
+from course_grade.trusted.session import CALL_SECONDS, LearnerProcess, Loaded, Wrap, identity
+from course_grade.trusted.static import static_report
+from course_lib.checks import Report, judge_own_work
+
+Notebook = dict[str, Any]
+
+CELL_SECONDS = 60.0
+"""How long one test cell may take in all (nbgrader's default cell timeout is 30 s)."""
+
+RESTARTS = 2
+"""How many times a learner process that died or hung in a call is started again for the cells after it."""
+
+LEARNER_CELL_SECONDS = 30.0
+"""How long one of the learner's cells may run in its process before it is interrupted (nbgrader's default)."""
+
+
+@dataclass(frozen=True)
+class CellVerdict:
+    """The trusted outcome of one test cell."""
+
+    grade_id: str
+    passed: bool | None
+    """True or False; None when the cell could not be checked here (the reason says why)."""
+    reason: str = ""
+    """Why it failed or was not checked; empty when it passed."""
+
+
+@dataclass(frozen=True)
+class NotebookVerdict:
+    """The trusted outcome of every test cell of one notebook, and what the run noticed."""
+
+    name: str
+    cells: tuple[CellVerdict, ...] = ()
+    flags: tuple[str, ...] = ()
+    """Things for manual review that do not change a score (a call of a reference function, say)."""
+    seconds: float = 0.0
+
+
+def _nbgrader(cell: dict[str, Any]) -> dict[str, Any]:
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    found = meta.get("nbgrader") if isinstance(meta, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _tags(cell: dict[str, Any]) -> list[str]:
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    tags = meta.get("tags") if isinstance(meta, dict) else None
+    return [str(tag) for tag in tags] if isinstance(tags, list) else []
+
+
+def _source(cell: dict[str, Any]) -> str:
+    text = cell.get("source", "")
+    return "".join(text) if isinstance(text, list) else str(text)
+
+
+def _code_cells(notebook: Notebook) -> Iterator[dict[str, Any]]:
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    for cell in cells if isinstance(cells, list) else []:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            yield cell
+
+
+def is_test(cell: dict[str, Any]) -> bool:
+    """A graded test cell (nbgrader: grade, not solution)."""
+    meta = _nbgrader(cell)
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def is_fixed(cell: dict[str, Any]) -> bool:
+    """A read-only instructor cell that is not a test (setup, the harness pieces of 07)."""
+    meta = _nbgrader(cell)
+    return bool(meta.get("locked")) and not meta.get("grade") and not meta.get("solution")
+
+
+@dataclass
+class Plan:
+    """What runs where, read from the two notebooks."""
+
+    trusted_setup: list[str] = field(default_factory=list)
+    """The instructor's fixed cells, run on the trusted side before the tests."""
+    tests: list[tuple[str, str]] = field(default_factory=list)
+    """(grade_id, source) of every test cell, in the instructor's order."""
+    learner_cells: list[str] = field(default_factory=list)
+    """What the learner's process runs: the submission's code with its fixed cells restored, tests left out."""
+    names: list[str] = field(default_factory=list)
+    """The names solution cells define (the instructor's and the submission's)."""
+    before: dict[str, int] = field(default_factory=dict)
+    """test grade_id -> how many learner cells come before it in the submission (they run before its test)."""
+    examples: list[str] = field(default_factory=list)
+    """The instructor's example cells that define a name a test uses, run on the trusted side after binding."""
+
+
+def plan(source: Notebook, submitted: Notebook) -> Plan:
+    """Split the two notebooks into the trusted side's cells and the learner's."""
+    result = Plan()
+    fixed: dict[str, str] = {}
+    for cell in _code_cells(source):
+        grade_id = str(_nbgrader(cell).get("grade_id", ""))
+        if is_test(cell):
+            result.tests.append((grade_id, _source(cell)))
+        elif is_fixed(cell):
+            fixed[grade_id] = _source(cell)
+            result.trusted_setup.append(_source(cell))
+        elif _nbgrader(cell).get("solution"):
+            result.names += _defined(_source(cell))
+    demos = {_source(cell) for cell in _code_cells(source) if "demo" in _tags(cell)}
+    restored: set[str] = set()
+    learner: list[str] = []
+    tests = {grade_id for grade_id, _ in result.tests}
+    seen_at: dict[str, int] = {}
+    for cell in _code_cells(submitted):
+        grade_id = str(_nbgrader(cell).get("grade_id", ""))
+        if grade_id in tests or is_test(cell):
+            seen_at.setdefault(grade_id, len(learner))
+            continue
+        if grade_id in fixed:
+            if grade_id not in restored:
+                learner.append(fixed[grade_id])
+                restored.add(grade_id)
+            continue
+        if not _nbgrader(cell) and _source(cell) in demos:
+            continue  # an instructor's worked example, unchanged: no test depends on it
+        learner.append(_source(cell))
+        if _nbgrader(cell).get("solution"):
+            result.names += _defined(_source(cell))
+    used = _used(text for _, text in result.tests)
+    for cell in _code_cells(source):
+        if not _nbgrader(cell) and set(_defined(_source(cell))) & used:
+            result.examples.append(_source(cell))
+    missing = [text for grade_id, text in fixed.items() if grade_id not in restored]
+    result.learner_cells = missing + learner
+    result.before = {
+        grade_id: len(missing) + seen_at.get(grade_id, len(learner)) for grade_id, _ in result.tests
+    }
+    result.names = list(dict.fromkeys(result.names))
+    return result
+
+
+def _used(sources: Iterator[str]) -> set[str]:
+    """Every name the cells read."""
+    names: set[str] = set()
+    for source in sources:
+        try:
+            names |= {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+        except (SyntaxError, ValueError):
+            continue
+    return names
+
+
+def _defined(source: str) -> list[str]:
+    """The top-level names a cell defines (functions, classes, assignments), if it parses."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    return [
+        name
+        for node in tree.body
+        if not isinstance(node, ast.Import | ast.ImportFrom)
+        for name in _defined_by(node)
+    ]
+
+
+def shadow_functions(cells: list[str]) -> dict[str, types.FunctionType]:
+    """Functions compiled here from the learner's cells, never called: what a test may read of their code.
+
+    A name gets one only if its last top-level binding is a `def`; the shadows' globals hold each other,
+    so a test that follows the notebook's own functions (06's never-eval check) reads the submitted code.
+    """
+    last: dict[str, tuple[int, ast.stmt]] = {}
+    for index, source in enumerate(cells):
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            for name in _defined_by(node):
+                last[name] = (index, node)
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    for name, (index, node) in last.items():
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        try:
+            module = compile(cells[index], "<learner>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        for constant in module.co_consts:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if isinstance(constant, types.CodeType) and (constant.co_name, constant.co_firstlineno) == (
+                name,
+                first,
+            ):
+                namespace[name] = types.FunctionType(constant, namespace, name)
+    return {name: value for name, value in namespace.items() if isinstance(value, types.FunctionType)}
+
+
+def _defined_by(node: ast.stmt) -> list[str]:
+    """The names one top-level statement binds."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [node.name]
+    if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [target.id for target in targets if isinstance(target, ast.Name)]
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+    return []
+
+
+def check_notebook(
+    name: str,
+    source: Notebook,
+    submitted: Notebook,
+    wrap: Wrap = identity,
+    folder: Path | None = None,
+    cell_seconds: float = CELL_SECONDS,
+    call_seconds: float = CALL_SECONDS,
+    learner_cell_seconds: float = LEARNER_CELL_SECONDS,
+) -> NotebookVerdict:
+    """Trusted verdicts of every test cell of the notebook `name` for one submission."""
+    start = time.perf_counter()
+    steps = plan(source, submitted)
+    with contextlib.ExitStack() as stack:
+        if folder is None:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="learner-")))
+        learner = stack.enter_context(LearnerProcess(folder, wrap, call_seconds))
+        run = _Run(name, steps, learner, cell_seconds, learner_cell_seconds)
+        cells = run.all()
+    return NotebookVerdict(name, tuple(cells), tuple(run.flags), time.perf_counter() - start)
+
+
+class _Run:
+    """One pass over the test cells, restarting the learner's process when it dies."""
+
+    def __init__(
+        self,
+        name: str,
+        steps: Plan,
+        learner: LearnerProcess,
+        cell_seconds: float,
+        learner_cell_seconds: float,
+    ) -> None:
+        self.name, self.steps, self.learner, self.cell_seconds = name, steps, learner, cell_seconds
+        self.learner_cell_seconds = learner_cell_seconds
+        self.flags: list[str] = []
+        self.namespace: dict[str, Any] = {}
+        self.starts = 0
+        self.loaded = 0
+        """How many learner cells the running process has been given."""
+        self.dropped: set[int] = set()
+        """Learner cells that hung past every interrupt or killed their process: they are not run again."""
+        self.examples_ran = False
+        self.references = sorted(set(self.steps.names))
+
+    def all(self) -> list[CellVerdict]:
+        reasons = [unverified(self.name, grade_id) for grade_id, _ in self.steps.tests]
+        if all(reasons):
+            return [
+                CellVerdict(g, None, f"not checked here: {r}")
+                for (g, _), r in zip(self.steps.tests, reasons, strict=True)
+            ]
+        try:
+            self._setup()
+        except BaseException as error:  # the instructor's setup failing here is the grader's problem
+            reason = f"the trusted setup failed: {type(error).__name__}: {error}"[:300]
+            return [CellVerdict(grade_id, None, reason) for grade_id, _ in self.steps.tests]
+        try:
+            return [self._cell(grade_id, text) for grade_id, text in self.steps.tests]
+        finally:
+            for value in list(self.namespace.values()):
+                if type(value).__name__ == "StandIn":
+                    with contextlib.suppress(Exception):
+                        value.close()
+
+    def _setup(self) -> None:
+        self.namespace = {"__name__": "__main__"}
+        with _quiet():
+            for text in self.steps.trusted_setup:
+                exec(compile(text, "<setup>", "exec"), self.namespace)
+        self.fixed = dict(self.namespace)
+
+    def _start(self) -> None:
+        """(Re)start the learner's process, with the trusted side's stand-ins relayed to it."""
+        self.starts += 1
+        ports = [value.port for value in self.namespace.values() if type(value).__name__ == "StandIn"]
+        self.loaded = 0
+        self._bind(self.learner.start(self.references, self.references, ports))
+
+    def _load(self, upto: int) -> None:
+        """Give the learner's process its cells up to `upto`, one at a time, dropping one that hangs or kills it."""
+        while self.loaded < upto:
+            index = self.loaded
+            self.loaded += 1
+            if index in self.dropped:
+                continue
+            try:
+                self._bind(self.learner.load([self.steps.learner_cells[index]], self.learner_cell_seconds))
+            except PeerFailure:
+                self.dropped.add(index)
+                self.learner.stop()
+                if self.starts > RESTARTS + len(self.dropped):
+                    raise
+                self._start()
+
+    def _bind(self, loaded: Loaded) -> None:
+        """Bind the learner's graded names in the trusted namespace (as they are after its latest cells)."""
+        shadows = shadow_functions(
+            [self.steps.learner_cells[i] for i in range(self.loaded) if i not in self.dropped]
+        )
+        for name in self.references:
+            if name not in self.fixed or name in loaded.names:
+                self.namespace.pop(name, None)
+            if name in self.fixed and name not in loaded.names:
+                self.namespace[name] = self.fixed[name]
+        for name, value in loaded.names.items():
+            if name in self.fixed and not isinstance(value, Remote) and name not in self.steps.names:
+                continue
+            if isinstance(value, Remote) and name in shadows:
+                value.__code__ = shadows[name].__code__  # type: ignore[attr-defined]
+                value.__globals__ = shadows[name].__globals__  # type: ignore[attr-defined]
+            self.namespace[name] = value
+        self.namespace["assert_own_work"] = self._assert_own_work
+
+    def _examples(self) -> None:
+        """The instructor's example cells that define names the tests use, once, with the learner bound."""
+        if self.examples_ran:
+            return
+        self.examples_ran = True
+        for text in self.steps.examples:
+            try:
+                with _quiet():
+                    exec(compile(text, "<example>", "exec"), self.namespace)
+            except Exception:
+                continue
+
+    def _assert_own_work(self, fn: object, reference_module: Any, allow: tuple[str, ...] = ()) -> None:
+        """assert_own_work: the learner's process describes the function, this side judges it, and the source too."""
+        if not isinstance(fn, Remote):
+            raise AssertionError(
+                f"{getattr(fn, '__name__', 'it')} should be a function you define with def in this notebook"
+            )
+        report: Report = self.learner.ask("own_work", id=fn._ident)
+        if type(report) is not dict:
+            raise AssertionError(f"{fn.__name__} could not be inspected")
+        allowed = [getattr(reference_module, helper).__name__ for helper in allow]
+        judge_own_work(report, reference_module.__name__, allowed)
+        cells = [
+            text
+            for index, text in enumerate(self.steps.learner_cells[: self.loaded])
+            if index not in self.dropped
+        ]
+        judge_own_work(static_report(fn.__name__, cells, self.fixed), reference_module.__name__, allowed)
+
+    def _cell(self, grade_id: str, text: str) -> CellVerdict:
+        reason = unverified(self.name, grade_id)
+        if reason is not None:
+            return CellVerdict(grade_id, None, f"not checked here: {reason}")
+        try:
+            if not self.learner.alive:
+                if self.starts > RESTARTS + len(self.dropped):
+                    return CellVerdict(
+                        grade_id, False, "the learner's process kept failing; this cell was not run"
+                    )
+                self._start()
+            self._load(max(self.loaded, self.steps.before.get(grade_id, len(self.steps.learner_cells))))
+            self._examples()
+        except PeerFailure as error:
+            self.learner.stop()
+            return CellVerdict(grade_id, False, f"the learner's code could not be loaded: {error}"[:300])
+        assert self.learner.endpoint is not None
+        self.learner.endpoint.deadline = time.monotonic() + self.cell_seconds
+        errors = io.StringIO()
+        try:
+            with _quiet(errors):
+                exec(compile(text, f"<{grade_id}>", "exec"), self.namespace)
+        except PeerFailure as error:
+            reason = self.learner.why_not() if not self.learner.alive else str(error)
+            self.learner.stop()
+            return CellVerdict(grade_id, False, reason[:300])
+        except BaseException as error:  # a failing test is a verdict, whatever it raised
+            return CellVerdict(grade_id, False, f"{type(error).__name__}: {error}"[:300])
+        finally:
+            if self.learner.endpoint is not None:
+                self.learner.endpoint.deadline = None
+            self._collect_trace()
+        if errors.getvalue():
+            return CellVerdict(grade_id, False, "the cell wrote to stderr")
+        return CellVerdict(grade_id, True)
+
+    def _collect_trace(self) -> None:
+        """Flag the reference functions the learner's code called during the cell."""
+        if not self.learner.alive:
+            return
+        try:
+            called = self.learner.ask("traced")
+        except PeerFailure:
+            return
+        for item in called if type(called) is list else []:
+            flag = f"the learner's code called the reference {str(item)[:80]} during the trusted checks"
+            if flag not in self.flags:
+                self.flags.append(flag)
+
+
+@contextlib.contextmanager
+def _quiet(errors: io.StringIO | None = None) -> Iterator[None]:
+    """Discard what trusted code prints; keep what it writes to stderr in `errors`."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(errors or io.StringIO()):
+        yield

@@ -1,0 +1,196 @@
+"""Trusted verdicts on the course's notebooks: solutions full, learners' versions zero, attacks gain nothing.
+
+Every covered test cell runs here in the grader's process against the learner's functions in a process of
+their own, so nothing the learner's code does to its own kernel (tags, input transformers, a rebound
+`assert_own_work`) changes a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from course_grade.gradebook import NotebookGrades
+from course_grade.trusted.coverage import UNVERIFIED_NOTEBOOKS, unverified
+from course_grade.trusted.grading import TAMPERING, reconcile
+from course_grade.trusted.runner import NotebookVerdict, check_notebook
+from course_grade.trusted.static import static_report
+from course_lib.checks import judge_own_work
+from grading.wrong_answers import published
+from tests.notebook_runner import SOURCE, graded_results, instructor_notebook, with_cell_replaced
+from tests.test_trusted_protocol import network_namespaces, private_network
+
+NAMES = sorted(path.name for path in SOURCE.iterdir() if path.is_dir())
+COVERED = [name for name in NAMES if name not in UNVERIFIED_NOTEBOOKS]
+LEARNERS = SOURCE.parent.parent / "notebooks"
+
+
+def notebook(path: Path) -> dict[str, Any]:
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def verdicts(name: str, submitted: dict[str, Any]) -> NotebookVerdict:
+    return check_notebook(name, notebook(SOURCE / name / f"{name}.ipynb"), submitted)
+
+
+def failed(verdict: NotebookVerdict) -> set[str]:
+    return {cell.grade_id for cell in verdict.cells if cell.passed is False}
+
+
+def with_solution(name: str, grade_id: str, code: str) -> dict[str, Any]:
+    """The instructor's notebook with one solution cell replaced, as a submission."""
+    return dict(json.loads(nbformat.writes(with_cell_replaced(instructor_notebook(name), grade_id, code))))
+
+
+def learner_version(name: str) -> dict[str, Any]:
+    return notebook(LEARNERS / f"{name}.ipynb")
+
+
+@pytest.mark.parametrize("name", COVERED)
+def test_the_solution_passes_every_trusted_check(name: str) -> None:
+    verdict = verdicts(name, notebook(SOURCE / name / f"{name}.ipynb"))
+    assert [cell for cell in verdict.cells if cell.passed is not True] == [] and not verdict.flags
+
+
+@pytest.mark.parametrize("name", COVERED)
+def test_the_learners_version_fails_every_trusted_check(name: str) -> None:
+    verdict = verdicts(name, learner_version(name))
+    assert [cell.grade_id for cell in verdict.cells if cell.passed is not False] == []
+
+
+def test_a_notebook_without_trusted_checks_says_why_for_every_cell() -> None:
+    verdict = verdicts("07_capstone", learner_version("07_capstone"))
+    assert verdict.cells and all(
+        cell.passed is None and "not checked" in cell.reason for cell in verdict.cells
+    )
+
+
+@pytest.mark.parametrize("name", ["01_envelope", "05_failures"])
+def test_wrong_answers_lose_the_same_cells_as_under_nbgrader(name: str, tmp_path: Path) -> None:
+    """A differential sample (one wrong answer per notebook: a kernel run each is the cost)."""
+    answer = published(name)[-1]
+    changed = with_cell_replaced(instructor_notebook(name), answer.cell, answer.code)
+    under_nbgrader = {cell for cell, passed in graded_results(changed, SOURCE / name).items() if not passed}
+    assert failed(verdicts(name, dict(json.loads(nbformat.writes(changed))))) == under_nbgrader
+
+
+@pytest.mark.parametrize("name", ["02_dispatcher", "06_security"])
+def test_wrong_answers_lose_at_least_the_cells_they_name(name: str) -> None:
+    for answer in published(name)[::5]:
+        missed = set(answer.fails) - failed(verdicts(name, with_solution(name, answer.cell, answer.code)))
+        assert not missed, f"{answer.why}: still passing under the trusted checks: {sorted(missed)}"
+
+
+def with_tests_tagged_skip(submitted: dict[str, Any]) -> dict[str, Any]:
+    for cell in submitted["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+            cell["metadata"]["tags"] = ["skip-execution"]
+    return submitted
+
+
+def test_skip_execution_tags_on_an_empty_notebook_gain_nothing() -> None:
+    verdict = verdicts("01_envelope", with_tests_tagged_skip(learner_version("01_envelope")))
+    assert failed(verdict) == {cell.grade_id for cell in verdict.cells}
+
+
+def test_an_input_transformer_gains_nothing() -> None:
+    submitted = learner_version("01_envelope")
+    hook = "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])\n"
+    submitted["cells"].insert(2, nbformat.v4.new_code_cell(hook))
+    verdict = verdicts("01_envelope", submitted)
+    assert failed(verdict) == {cell.grade_id for cell in verdict.cells}
+
+
+BYPASSES = {
+    "a default argument": "def parse_envelope(raw, _impl=envelope_lib.parse_envelope):\n    return _impl(raw)\n",
+    "a closure": (
+        "def _make():\n    impl = envelope_lib.parse_envelope\n    def parse_envelope(raw):\n        return impl(raw)\n"
+        "    return parse_envelope\nparse_envelope = _make()\n"
+    ),
+    "__import__ in the body": (
+        "def parse_envelope(raw):\n    return __import__('course_lib.envelope').envelope.parse_envelope(raw)\n"
+    ),
+    "a rebound assert_own_work": (
+        "assert_own_work = lambda *args, **kwargs: None\n"
+        "def parse_envelope(raw):\n    return envelope_lib.parse_envelope(raw)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("how", sorted(BYPASSES))
+def test_an_own_work_bypass_fails_every_hidden_test(how: str) -> None:
+    verdict = verdicts("01_envelope", with_solution("01_envelope", "parse_envelope", BYPASSES[how]))
+    hidden = {cell.grade_id for cell in verdict.cells if cell.grade_id.startswith("test_parse_envelope")}
+    assert hidden <= failed(verdict)
+
+
+def test_a_call_of_the_reference_is_flagged_for_review() -> None:
+    source = "import course_lib.envelope as e\ndef parse_envelope(raw):\n    return e.parse_envelope(raw)\n"
+    verdict = verdicts("01_envelope", with_solution("01_envelope", "parse_envelope", source))
+    assert any("course_lib.envelope.parse_envelope" in flag for flag in verdict.flags)
+
+
+def test_a_cell_nbgrader_passed_and_the_trusted_check_failed_scores_zero_and_is_flagged() -> None:
+    verdict = verdicts("01_envelope", with_tests_tagged_skip(learner_version("01_envelope")))
+    full = NotebookGrades("01_envelope", {cell.grade_id: 2.0 for cell in verdict.cells}, {})
+    applied, notes = reconcile(full, verdict)
+    assert set(applied.scores.values()) == {0.0} and len(notes) == len(verdict.cells)
+    assert {note.kind for note in notes} == {TAMPERING}
+
+
+def test_a_cell_without_a_trusted_verdict_keeps_nbgraders_score() -> None:
+    verdict = verdicts("07_capstone", learner_version("07_capstone"))
+    full = NotebookGrades("07_capstone", {cell.grade_id: 1.0 for cell in verdict.cells}, {})
+    assert reconcile(full, verdict) == (full, []) and unverified("07_capstone", verdict.cells[0].grade_id)
+
+
+@pytest.mark.skipif(not network_namespaces(), reason="this kernel gives no network namespaces")
+def test_the_loop_exercises_pass_from_a_private_network_through_the_relay() -> None:
+    source = notebook(SOURCE / "03_loop" / "03_loop.ipynb")
+    verdict = check_notebook("03_loop", source, source, wrap=private_network)
+    assert verdict.cells and all(cell.passed is True for cell in verdict.cells)
+
+
+FORGED = (
+    "import course_lib.checks as _checks\n"
+    "_checks._origin = lambda value: {'kind': 'other', 'module': ''}  # the learner's process now reports nothing\n"
+    "import course_lib.envelope as _ref\n\n"
+    "def parse_envelope(raw):\n    return _ref.parse_envelope(raw)\n"
+)
+
+
+def test_an_own_work_report_forged_in_the_learners_process_is_caught_from_the_source() -> None:
+    verdict = verdicts("01_envelope", with_solution("01_envelope", "parse_envelope", FORGED))
+    own_work = [cell for cell in verdict.cells if cell.grade_id.startswith("test_parse_envelope")]
+    assert own_work and all(cell.passed is False and "_ref" in cell.reason for cell in own_work)
+
+
+@pytest.mark.parametrize(
+    ("source", "own"),
+    [
+        ("def f(raw):\n    return {'kind': 'final', 'text': raw}", True),
+        ("import course_lib.envelope as e\ndef f(raw):\n    return e.parse_envelope(raw)", False),
+        (
+            "import functools, course_lib.envelope as e\nh = functools.partial(e.parse_envelope)\n"
+            "def f(raw):\n    return h(raw)",
+            False,
+        ),
+        (
+            "from course_lib.envelope import parse_envelope as p\ndef f(raw, impl=p):\n    return impl(raw)",
+            False,
+        ),
+        ("def g(raw):\n    return raw\nf = g", False),
+    ],
+    ids=["own", "module", "assigned-partial", "default", "not-a-def"],
+)
+def test_the_source_own_work_check(source: str, own: bool) -> None:
+    try:
+        judge_own_work(static_report("f", [source], {}), "course_lib.envelope")
+    except AssertionError:
+        assert not own
+    else:
+        assert own
