@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from course_grade.gradebook import NotebookGrades
-from course_grade.trusted.coverage import UNVERIFIED_NOTEBOOKS, unverified
+from course_grade.trusted.coverage import UNVERIFIED_CELLS, UNVERIFIED_NOTEBOOKS, unverified
 from course_grade.trusted.grading import TAMPERING, reconcile
 from course_grade.trusted.runner import NotebookVerdict, check_notebook
 from course_grade.trusted.static import static_report
@@ -62,10 +62,25 @@ def test_the_learners_version_fails_every_trusted_check(name: str) -> None:
     assert [cell.grade_id for cell in verdict.cells if cell.passed is not False] == []
 
 
-def test_a_notebook_without_trusted_checks_says_why_for_every_cell() -> None:
-    verdict = verdicts("07_capstone", learner_version("07_capstone"))
+def test_a_notebook_without_trusted_checks_says_why_for_every_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(UNVERIFIED_NOTEBOOKS, "01_envelope", "a reason")
+    verdict = verdicts("01_envelope", learner_version("01_envelope"))
     assert verdict.cells and all(
         cell.passed is None and "not checked" in cell.reason for cell in verdict.cells
+    )
+
+
+def test_a_cell_without_a_trusted_verdict_says_why_and_the_others_are_judged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    verdict = verdicts("01_envelope", learner_version("01_envelope"))
+    first = verdict.cells[0].grade_id
+    monkeypatch.setitem(UNVERIFIED_CELLS, "01_envelope", {first: "a reason"})
+    cells = verdicts("01_envelope", learner_version("01_envelope")).cells
+    assert (
+        cells[0].passed is None
+        and "a reason" in cells[0].reason
+        and all(c.passed is False for c in cells[1:])
     )
 
 
@@ -142,10 +157,54 @@ def test_a_cell_nbgrader_passed_and_the_trusted_check_failed_scores_zero_and_is_
     assert {note.kind for note in notes} == {TAMPERING}
 
 
-def test_a_cell_without_a_trusted_verdict_keeps_nbgraders_score() -> None:
-    verdict = verdicts("07_capstone", learner_version("07_capstone"))
-    full = NotebookGrades("07_capstone", {cell.grade_id: 1.0 for cell in verdict.cells}, {})
-    assert reconcile(full, verdict) == (full, []) and unverified("07_capstone", verdict.cells[0].grade_id)
+def test_a_cell_without_a_trusted_verdict_keeps_nbgraders_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(UNVERIFIED_NOTEBOOKS, "01_envelope", "a reason")
+    verdict = verdicts("01_envelope", learner_version("01_envelope"))
+    full = NotebookGrades("01_envelope", {cell.grade_id: 1.0 for cell in verdict.cells}, {})
+    assert reconcile(full, verdict) == (full, []) and unverified("01_envelope", verdict.cells[0].grade_id)
+
+
+CAPSTONE_SAMPLE = ("budget", "chat_adapter", "ask_approver")
+"""07 cells whose first wrong answer is sampled: a class the harness holds, the adapter, a threaded approver."""
+
+
+def with_solutions(name: str, replaced: dict[str, str]) -> dict[str, Any]:
+    """The instructor's notebook with several solution cells replaced (one trusted run judges them all)."""
+    changed = instructor_notebook(name)
+    for grade_id, code in replaced.items():
+        changed = with_cell_replaced(changed, grade_id, code)
+    return dict(json.loads(nbformat.writes(changed)))
+
+
+def test_capstone_wrong_answers_lose_the_cells_they_name() -> None:
+    answers = [next(a for a in published("07_capstone") if a.cell == cell) for cell in CAPSTONE_SAMPLE]
+    verdict = verdicts("07_capstone", with_solutions("07_capstone", {a.cell: a.code for a in answers}))
+    missed = {cell for a in answers for cell in a.fails} - failed(verdict)
+    assert not missed, f"still passing under the trusted checks: {sorted(missed)}"
+
+
+BORROWED = {
+    "budget": "class Budget(desk_lib.Budget):\n    pass\n",
+    "chat_adapter": (
+        "class ChatAdapter:\n    api = 'chat'\n    def __init__(self, base, tools, *, model=MODEL):\n"
+        "        self._inner = adapters_lib.ChatAdapter(base, tools, model=model)\n"
+        "    def start(self, user_text, *, timeout):\n        return self._inner.start(user_text, timeout=timeout)\n"
+        "    def reply(self, results, *, timeout):\n        return self._inner.reply(results, timeout=timeout)\n"
+        "    @property\n    def requests(self):\n        return self._inner.requests\n"
+        "    def close(self):\n        pass\n"
+    ),
+}
+"""Classes that work because they are the reference: a subclass of it, and a wrapper around it."""
+
+
+def test_a_class_that_borrows_the_reference_fails_its_own_class_check() -> None:
+    reasons = {
+        c.grade_id: c.reason for c in verdicts("07_capstone", with_solutions("07_capstone", BORROWED)).cells
+    }
+    assert "inherits from" in reasons["test_budget_steps"], reasons["test_budget_steps"]
+    assert "write it yourself" in reasons["test_chat_adapter_round_trip"], reasons[
+        "test_chat_adapter_round_trip"
+    ]
 
 
 @pytest.mark.skipif(not network_namespaces(), reason="this kernel gives no network namespaces")

@@ -4,7 +4,8 @@ After nbgrader has graded a submission, `trusted_grades` runs every covered test
 code (its solution cells and other code, with the instructor's read-only cells restored and the tests left
 out) runs in a separate process started from a clean environment (optionally inside the sandbox, through
 `wrap`), and the instructor's test cells, taken from the instructor's source notebook, run in this process,
-where every graded name is a proxy to that process. Values cross the pipe as JSON data; exceptions cross
+where every graded name is a proxy to that process (a function, or a class whose instances stay there and
+are used through proxies). Values cross the pipe as JSON data; exceptions cross
 by class name and are rebuilt only from an allow-list; the stand-in of the loop exercises runs here and
 the learner reaches it through a relay. A cell keeps nbgrader's points only when the trusted check passes
 too; a cell nbgrader passed and the trusted check failed scores 0 and is noted "possible tampering".
@@ -19,7 +20,8 @@ reaches the reference only at run time, through objects it is handed (a method's
 computed names, can pass it; a trusted callback's changes to objects the learner
 holds a copy of are not seen by the learner; without the sandbox the learner's process has the grader's
 rights (it cannot change a verdict, but it can touch files); cells of `coverage.UNVERIFIED_*`
-keep nbgrader's score alone (07 today).
+keep nbgrader's score alone (none today); a learner class's own-work check reads its methods from the
+source and the learner's report, but not its methods' default values.
 
 The learner's process imports this package: keep it free of imports (nbgrader takes seconds to load).
 Public API: `course_grade.trusted.grading.trusted_grades` (what the pipeline calls), `reconcile`,

@@ -76,6 +76,12 @@ class Refs(Protocol):
     def resolve(self, mine: bool, ident: int) -> object:
         """The local object exported as `ident`, or a proxy for the other side's object `ident`."""
 
+    def remote_class(self, ident: int, name: str, methods: list[str]) -> object:
+        """A class standing for the other side's class `ident` (the trusted side only)."""
+
+    def remote_instance(self, ident: int, cls: object) -> object:
+        """An object standing for the other side's instance `ident` of the class proxy `cls`."""
+
     @property
     def keeps_iterators(self) -> bool:
         """True where an iterator must not be drained to cross (the learner's: it is not ours to consume)."""
@@ -149,6 +155,25 @@ def _chain(item: list[Any]) -> tuple[int, list[Any]]:
     return depth, current
 
 
+def _notebook_class(cls: type) -> bool:
+    """A class the notebook defines: it stays in the learner's process, and crosses as a reference."""
+    return isinstance(cls, type) and getattr(cls, "__module__", None) == "__main__"
+
+
+def _methods(cls: type) -> list[str]:
+    """The names of the class's methods (its own and inherited from other notebook classes)."""
+    names: list[str] = []
+    for base in cls.__mro__:
+        if base.__module__ != "__main__":
+            continue
+        for name, value in vars(base).items():
+            if isinstance(value, staticmethod | classmethod) or (
+                callable(value) and not isinstance(value, type)
+            ):
+                names.append(name)
+    return sorted(set(names))[:500]
+
+
 def _node(item: object, ref: Callable[[object], Any], refs: Refs) -> dict[str, Any]:
     """One node: the item's kind, class and contents (children as references)."""
     cls = type(item)
@@ -164,6 +189,13 @@ def _node(item: object, ref: Callable[[object], Any], refs: Refs) -> dict[str, A
     remote = refs.remote_id(item)
     if remote is not None:
         return {"k": "ref", "mine": False, "id": remote}
+    if getattr(refs, "shares_objects", False) and _notebook_class(
+        cls if not isinstance(item, type) else item
+    ):
+        if isinstance(item, type):
+            return {"k": "class", "id": refs.export(item), "name": item.__name__, "methods": _methods(item)}
+        if _base_of(item) is None and not isinstance(item, BaseException):
+            return {"k": "instance", "id": refs.export(item), "v": [ref(cls)]}
     if isinstance(item, type):
         if item in BUILTIN_TYPES.values():
             return {"k": "type", "name": item.__name__}
@@ -397,6 +429,17 @@ class _Decoder:
         if kind == "ref":
             # "mine" is the sender's word: its own object is a proxy here, ours comes back as itself
             return self.refs.resolve(node.get("mine") is not True, _index(node.get("id"), 1 << 62))
+        if kind in ("class", "instance") and self.strict:
+            ident = _index(node.get("id"), 1 << 62)
+            if kind == "class":
+                methods = node.get("methods")
+                return self.refs.remote_class(
+                    ident, str(node.get("name"))[:100], [str(m)[:100] for m in _items(methods)][:500]
+                )
+            described = [self.value(x) for x in _items(node.get("v"))][:1]
+            return self.refs.remote_instance(ident, described[0] if described else None)
+        if kind in ("class", "instance"):
+            return self.refs.resolve(False, _index(node.get("id"), 1 << 62))
         if kind == "type":
             return BUILTIN_TYPES.get(str(node.get("name")), Opaque("type"))
         if kind == "opaque":

@@ -7,12 +7,7 @@ marks and the learners' version none.
 
 from __future__ import annotations
 
-UNVERIFIED_NOTEBOOKS: dict[str, str] = {
-    "07_capstone": (
-        "07's checks hand learner classes (Budget, the chat adapter) to the harness, run the pack on threads "
-        "and time approvers, none of which crosses the process boundary faithfully yet"
-    ),
-}
+UNVERIFIED_NOTEBOOKS: dict[str, str] = {}
 """notebook -> why none of its test cells has a trusted verdict."""
 
 UNVERIFIED_CELLS: dict[str, dict[str, str]] = {}

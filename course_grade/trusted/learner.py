@@ -102,14 +102,19 @@ class Learner:
 
     def exchange(self, request: dict[str, Any]) -> dict[str, Any]:
         """One relayed HTTP request over the pipe, and its answer (a relay thread calls this)."""
-        with self.endpoint.lock:
-            self.endpoint.send(request)
-            reply = self.endpoint.receive()
+        try:
+            reply = self.endpoint.request(request)
+        except Exception:
+            return {"status": 502, "body": "no answer"}
         return reply if reply.get("op") == "http-reply" else {"status": 502, "body": "no answer"}
 
     def own_work(self, message: dict[str, Any]) -> dict[str, Any]:
         """The own-work report of one exported callable."""
         target = self.endpoint.exports.get(message.get("id"))  # type: ignore[arg-type]
+        attr = message.get("attr")
+        if isinstance(target, type) and type(attr) is str:  # a method, as the class body defined it
+            found = next((vars(base)[attr] for base in target.__mro__ if attr in vars(base)), None)
+            target = getattr(found, "__func__", found)
         try:
             report = self.report(target)
         except Exception as error:
@@ -173,8 +178,7 @@ def main() -> None:
         traced=lambda message: learner.traced(),
     )
     with contextlib.suppress(BaseException):  # the pipe closed or broke: the trusted side is done with us
-        while True:
-            endpoint.answer(endpoint.receive())
+        endpoint.start().serve_main()
     os._exit(0)
 
 

@@ -5,7 +5,9 @@ references the other side calls back), then serves whatever arrives until the an
 here and answer in turn. The callee sends back the result, with references to the caller's own objects where
 it returns what it was given, and the final state of the mutable arguments (a function that fills a list it
 was passed fills the caller's list). Exceptions cross by class: the strict (trusted) side rebuilds only the
-classes of an allow-list and turns any other into a `LearnerError`.
+classes of an allow-list and turns any other into a `LearnerError`. Any thread of either side may call:
+messages carry their conversation, and one reader thread per side hands each to the thread waiting for it
+(see `Endpoint`). The learner's classes and their instances cross as references (`objects`).
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ import builtins
 import contextlib
 import dataclasses
 import importlib
+import itertools
 import operator
+import queue
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
-from course_grade.trusted import protocol
+from course_grade.trusted import objects, protocol
 from course_grade.trusted.codec import CodecError, decode, encode
 
 MAX_MESSAGES_PER_CALL = 100_000
@@ -75,9 +79,20 @@ class Remote:
         return f"<learner's {self.__name__}>"
 
 
+MAX_CONVERSATIONS = 64
+"""How many calls the other side may have open at once from threads of its own (each is served by a thread)."""
+
+
 @dataclasses.dataclass
 class Endpoint:
-    """One side of the pipe: its exported callables, its limits, and how strictly it reads the other side."""
+    """One side of the pipe: its exported callables, its limits, and how strictly it reads the other side.
+
+    Any thread may call across. Every message belongs to a conversation: a top-level call from one thread
+    and the callbacks nested in it, which run in the threads already in that conversation, one at a time.
+    One reader thread (`start`) takes every message off the pipe and hands it to the thread waiting in its
+    conversation; a new conversation of the other side's main thread goes to `main_queue` (the learner's
+    main thread serves it), one of any other thread gets a thread of its own here.
+    """
 
     read_fd: int
     write_fd: int
@@ -97,9 +112,18 @@ class Endpoint:
     broken: str | None = None
     """Why the pipe can no longer be used, once it cannot."""
     lock: threading.RLock = dataclasses.field(default_factory=threading.RLock)
-    """Held for each message sent, and for a whole relayed exchange (the relay's threads share the pipe)."""
+    """Held for each message sent (one message at a time on the pipe) and for the tables below."""
     owner: int = dataclasses.field(default_factory=threading.get_ident)
-    """The one thread that may use the pipe: a call from another thread would interleave messages."""
+    """The main thread: its new conversations are served by the other side's main thread."""
+    main_queue: queue.Queue[dict[str, Any] | None] = dataclasses.field(default_factory=queue.Queue)
+    """New conversations of the other side's main thread, for this side's main thread (None: the pipe broke)."""
+    _waiting: dict[str, queue.Queue[dict[str, Any] | None]] = dataclasses.field(default_factory=dict)
+    _depth: dict[str, int] = dataclasses.field(default_factory=dict)
+    _local: threading.local = dataclasses.field(default_factory=threading.local)
+    _count: itertools.count[int] = dataclasses.field(default_factory=itertools.count)
+    _served: int = 0
+    _reader: threading.Thread | None = None
+    _proxies: dict[tuple[str, int], object] = dataclasses.field(default_factory=dict)
 
     @property
     def keeps_iterators(self) -> bool:
@@ -109,14 +133,36 @@ class Endpoint:
     # ---- the codec's view of references ----------------------------------------------------------------
     def export(self, value: object) -> int:
         """An id for one of this side's callables (the same id for the same object)."""
-        if id(value) not in self._by_object:
-            ident = len(self.exports) + 1
-            self.exports[ident], self._by_object[id(value)] = value, ident
-        return self._by_object[id(value)]
+        with self.lock:
+            if id(value) not in self._by_object:
+                ident = len(self.exports) + 1
+                self.exports[ident], self._by_object[id(value)] = value, ident
+            return self._by_object[id(value)]
+
+    @property
+    def shares_objects(self) -> bool:
+        """The learner's side keeps its classes and their instances, and sends references to them."""
+        return not self.strict
 
     def remote_id(self, value: object) -> int | None:
         """The other side's id for a proxy of this endpoint."""
-        return value._ident if isinstance(value, Remote) and value._endpoint is self else None
+        if isinstance(value, Remote):
+            return value._ident if value._endpoint is self else None
+        return objects.remote_ident(value, self)
+
+    def remote_class(self, ident: int, name: str, methods: list[str]) -> object:
+        """The one class proxy of the learner's class `ident`."""
+        with self.lock:
+            if ("class", ident) not in self._proxies:
+                self._proxies["class", ident] = objects.remote_class(self, ident, name, methods)
+            return self._proxies["class", ident]
+
+    def remote_instance(self, ident: int, cls: object) -> object:
+        """The one proxy of the learner's object `ident`."""
+        with self.lock:
+            if ("instance", ident) not in self._proxies:
+                self._proxies["instance", ident] = objects.remote_instance(self, ident, cls)
+            return self._proxies["instance", ident]
 
     def resolve(self, mine: bool, ident: int) -> object:
         """This side's object, or a proxy for the other side's."""
@@ -127,56 +173,172 @@ class Endpoint:
         return Remote(self, ident)
 
     # ---- messages ----------------------------------------------------------------------------------------
+    def start(self) -> Endpoint:
+        """Start the reader thread (once)."""
+        if self._reader is None:
+            self._reader = threading.Thread(target=self._read, name="pipe-reader", daemon=True)
+            self._reader.start()
+        return self
+
+    def _read(self) -> None:
+        """Take every message off the pipe and hand it on, until the pipe breaks."""
+        while self.broken is None:
+            try:
+                message = protocol.receive(self.read_fd, None, self.limit)
+                conversation = message.get("c") if type(message) is dict else None
+                if (
+                    type(conversation) is not str
+                    or len(conversation) > 40
+                    or type(message.get("op")) is not str
+                ):
+                    raise protocol.ProtocolError("a message without an op or a conversation")
+            except protocol.ProtocolError as error:
+                self._break(str(error))
+                return
+            with self.lock:
+                waiting = self._waiting.get(conversation)
+                if waiting is None and message.get("r"):
+                    continue  # the answer of a conversation given up on: nobody wants it any more
+                if waiting is None:
+                    waiting = self._enter(conversation)
+                    if not message.get("m"):
+                        if self._served >= MAX_CONVERSATIONS:
+                            self._break(
+                                f"more than {MAX_CONVERSATIONS} calls open at once from other threads"
+                            )
+                            return
+                        self._served += 1
+                        threading.Thread(target=self._serve, args=(message,), daemon=True).start()
+                        continue
+                    self.main_queue.put(message)
+                    continue
+            waiting.put(message)
+
+    def _break(self, reason: str) -> None:
+        """Mark the pipe unusable and wake every thread waiting on it."""
+        with self.lock:
+            if self.broken is None:
+                self.broken = reason
+            for waiting in self._waiting.values():
+                waiting.put(None)
+            self.main_queue.put(None)
+
+    def _enter(self, conversation: str) -> queue.Queue[dict[str, Any] | None]:
+        """Take part in a conversation (its queue made on entry; call with the lock held)."""
+        self._depth[conversation] = self._depth.get(conversation, 0) + 1
+        return self._waiting.setdefault(conversation, queue.Queue())
+
+    def _leave(self, conversation: str) -> None:
+        with self.lock:
+            self._depth[conversation] -= 1
+            if not self._depth[conversation]:
+                del self._depth[conversation], self._waiting[conversation]
+
+    def _stack(self) -> list[str]:
+        stack: list[str] | None = getattr(self._local, "stack", None)
+        if stack is None:
+            stack = self._local.stack = []
+        return stack
+
+    def _serve(self, message: dict[str, Any]) -> None:
+        """Serve a new conversation of the other side in this thread (its queue already made)."""
+        conversation = str(message["c"])
+        self._stack().append(conversation)
+        try:
+            self.answer(message)
+        except BaseException as error:  # a broken pipe: nothing more to say
+            if not isinstance(error, PeerFailure):
+                self._break(f"{type(error).__name__} while answering")
+        finally:
+            self._stack().pop()
+            self._leave(conversation)
+            if not message.get("m"):
+                with self.lock:
+                    self._served -= 1
+
+    def serve_main(self) -> None:
+        """Serve the other side's main thread in this thread (the learner's main loop), until the pipe breaks."""
+        while True:
+            message = self.main_queue.get()
+            if message is None or self.broken is not None:
+                return
+            self._serve(message)
+
     def send(self, message: dict[str, Any]) -> None:
-        """Send one message (a failure breaks the endpoint)."""
+        """Send one message in this thread's conversation (a failure breaks the endpoint)."""
         self._usable()
+        stack = self._stack()
+        if stack and "c" not in message:
+            message = {**message, "c": stack[-1]}
         try:
             with self.lock:
                 protocol.send(self.write_fd, message, self.limit)
         except protocol.ProtocolError as error:
-            self.broken = str(error)
-            raise PeerFailure(self.broken) from None
-
-    def receive(self) -> dict[str, Any]:
-        """Receive one message within the timeout (a failure breaks the endpoint)."""
-        self._usable()
-        deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        if self.deadline is not None:
-            deadline = self.deadline if deadline is None else min(deadline, self.deadline)
-        try:
-            message = protocol.receive(self.read_fd, deadline, self.limit)
-        except protocol.ProtocolError as error:
-            self.broken = str(error)
-            raise PeerFailure(self.broken) from None
-        if type(message) is not dict or type(message.get("op")) is not str:
-            self.broken = "a message without an op"
-            raise PeerFailure(self.broken)
-        return message
+            self._break(str(error))
+            raise PeerFailure(str(error)) from None
 
     def _usable(self) -> None:
         if self.broken is not None:
             raise PeerFailure(self.broken)
 
+    def _next(self, waiting: queue.Queue[dict[str, Any] | None]) -> dict[str, Any]:
+        """The next message of this thread's conversation, within the timeout and the deadline."""
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        if self.deadline is not None:
+            deadline = self.deadline if deadline is None else min(deadline, self.deadline)
+        try:
+            message = waiting.get(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            self._break("no answer before the deadline")
+            raise PeerFailure("no answer before the deadline") from None
+        if message is None:
+            raise PeerFailure(self.broken or "the pipe broke")
+        return message
+
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """Send a message and serve the other side's calls until its reply (return or raise) arrives."""
-        self.send(message)
-        for _ in range(MAX_MESSAGES_PER_CALL):
-            reply = self.receive()
-            if reply["op"] in ("return", "raise"):
-                return reply
-            self.answer(reply)
-        self.broken = f"more than {MAX_MESSAGES_PER_CALL} messages in one call"
-        raise PeerFailure(self.broken)
+        self._usable()
+        if self._reader is None:
+            self.start()
+        stack = self._stack()
+        if stack:
+            conversation = stack[-1]
+        else:
+            conversation = f"{'t' if self.strict else 'l'}{next(self._count)}"
+            message = {**message, "m": threading.get_ident() == self.owner}
+        with self.lock:
+            waiting = self._enter(conversation)
+        stack.append(conversation)
+        try:
+            self.send({**message, "c": conversation})
+            for _ in range(MAX_MESSAGES_PER_CALL):
+                reply = self._next(waiting)
+                if reply.get("r"):
+                    return reply
+                self.answer(reply)
+            self._break(f"more than {MAX_MESSAGES_PER_CALL} messages in one call")
+            raise PeerFailure(str(self.broken))
+        finally:
+            stack.pop()
+            self._leave(conversation)
 
-    def call(self, ident: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """Call the other side's callable `ident`; return its result or raise its exception."""
-        if threading.get_ident() != self.owner:
-            raise RuntimeError("only the main thread can call across to the grader")
+    def call(
+        self,
+        ident: int,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        attr: str | None = None,
+        how: str = "call",
+    ) -> Any:
+        """Call the other side's callable `ident` (or its method `attr`, or get or set that attribute)."""
         try:
             wire, nodes = encode([list(args), dict(kwargs)], self)
         except (CodecError, RecursionError) as error:
             raise TypeError(f"an argument cannot be sent to the other side: {error}") from None
-        reply = self.request({"op": "call", "id": ident, "args": wire})
+        message: dict[str, Any] = {"op": "call", "id": ident, "args": wire}
+        if attr is not None:
+            message.update(attr=attr, how=how)
+        reply = self.request(message)
         try:
             if reply["op"] == "raise":
                 raise self._rebuild(reply.get("error"))
@@ -184,8 +346,8 @@ class Endpoint:
             if reply.get("sync") is not None:
                 _apply_sync(nodes, decode(reply["sync"], self, self.strict, nodes)[0])
         except CodecError as error:
-            self.broken = str(error)
-            raise PeerFailure(self.broken) from None
+            self._break(str(error))
+            raise PeerFailure(str(self.broken)) from None
         return value
 
     def answer(self, message: dict[str, Any]) -> None:
@@ -194,9 +356,9 @@ class Endpoint:
         if op != "call":
             handler = self.handlers.get(op)
             if handler is None:
-                self.broken = f"an unknown operation {op[:20]!r}"
-                raise PeerFailure(self.broken)
-            self.send(handler(message))
+                self._break(f"an unknown operation {op[:20]!r}")
+                raise PeerFailure(str(self.broken))
+            self.send({**handler(message), "r": True})
             return
         try:
             target = self.resolve(True, message.get("id"))  # type: ignore[arg-type]
@@ -204,19 +366,34 @@ class Endpoint:
             if type(decoded) is not list or len(decoded) != 2:
                 raise CodecError("a call whose arguments are not [args, kwargs]")
             args, kwargs = decoded
-            if not callable(target) or type(args) is not list or type(kwargs) is not dict:
+            attr, how = message.get("attr"), message.get("how", "call")
+            if attr is not None and (
+                self.strict or type(attr) is not str or how not in ("call", "get", "set")
+            ):
+                raise CodecError("an attribute of an object of the grader's asked for")
+            if type(args) is not list or type(kwargs) is not dict:
+                raise CodecError("a call whose arguments are not [args, kwargs]")
+            if attr is None and not callable(target):
                 raise CodecError("a call of something that is not callable")
         except CodecError as error:
-            self.broken = str(error)
-            raise PeerFailure(self.broken) from None
+            self._break(str(error))
+            raise PeerFailure(str(self.broken)) from None
         before = _snapshot(nodes)
         try:
             call = self.on_call or (lambda fn, positional, named: fn(*positional, **named))
-            result = call(target, tuple(args), kwargs)
+            result: Any = None
+            if attr is None:
+                result = call(target, tuple(args), kwargs)  # type: ignore[arg-type]
+            elif how == "get":
+                result = getattr(target, attr)
+            elif how == "set":
+                setattr(target, attr, *args[:1])
+            else:
+                result = call(getattr(target, attr), tuple(args), kwargs)
         except PeerFailure:
             raise
         except BaseException as error:  # the callee's exception is the caller's business
-            self.send({"op": "raise", "error": self.describe_error(error)})
+            self.send({"op": "raise", "error": self.describe_error(error), "r": True})
             return
         origin = {id(node): index for index, node in enumerate(nodes)}
         try:
@@ -227,10 +404,11 @@ class Endpoint:
                 {
                     "op": "raise",
                     "error": self.describe_error(TypeError(f"a result that cannot cross: {error}")),
+                    "r": True,
                 }
             )
             return
-        self.send({"op": "return", "value": value, "sync": sync})
+        self.send({"op": "return", "value": value, "sync": sync, "r": True})
 
     def describe_error(self, error: BaseException) -> dict[str, Any]:
         """An exception as data: its classes (most derived first), message, args and simple attributes."""

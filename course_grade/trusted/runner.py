@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from course_grade.trusted.coverage import unverified
+from course_grade.trusted.objects import RemoteClass, RemoteInstance
 from course_grade.trusted.rpc import PeerFailure, Remote
 from course_grade.trusted.session import CALL_SECONDS, LearnerProcess, Loaded, Wrap, identity
-from course_grade.trusted.static import static_report
-from course_lib.checks import Report, judge_own_work
+from course_grade.trusted.static import static_class, static_report
+from course_lib.checks import Report, judge_own_work, own_work_report
 
 Notebook = dict[str, Any]
 
@@ -273,6 +274,8 @@ class _Run:
         self.dropped: set[int] = set()
         """Learner cells that hung past every interrupt or killed their process: they are not run again."""
         self.examples_ran = False
+        self.methods: dict[int, tuple[int, str, types.FunctionType]] = {}
+        """id of a shadow method -> (the learner's class id, the method's name, the shadow)."""
         self.references = sorted(set(self.steps.names))
 
     def all(self) -> list[CellVerdict]:
@@ -341,8 +344,35 @@ class _Run:
             if isinstance(value, Remote) and name in shadows:
                 value.__code__ = shadows[name].__code__  # type: ignore[attr-defined]
                 value.__globals__ = shadows[name].__globals__  # type: ignore[attr-defined]
+            if isinstance(value, RemoteClass):
+                self._shadow_class(name, value)
             self.namespace[name] = value
         self.namespace["assert_own_work"] = self._assert_own_work
+
+    def _learner_cells(self) -> list[str]:
+        """The learner's cells the running process has been given (the dropped ones left out)."""
+        return [
+            text
+            for index, text in enumerate(self.steps.learner_cells[: self.loaded])
+            if index not in self.dropped
+        ]
+
+    def _shadow_class(self, name: str, cls: RemoteClass) -> None:
+        """What a test may read of a learner's class, from the source: its library bases and its methods.
+
+        The methods, compiled here and never called, sit in the class's namespace under names no attribute
+        lookup reaches (every use of the class or its instances asks the learner's process)."""
+        shadow = static_class(name, self._learner_cells(), self.fixed)
+        if shadow is None:  # the name is not bound by a `class` statement of the notebook
+            type.__setattr__(cls, "__module__", "not defined with class in this notebook")
+            return
+        bases = tuple(type(label, (), {"__module__": module}) for module, label in shadow.library_bases)
+        type.__setattr__(cls, "__bases__", (RemoteInstance, *bases))
+        for stale in [key for key in vars(cls) if key.startswith("_remote_shadow_")]:
+            type.__delattr__(cls, stale)
+        for method, function in shadow.methods.items():
+            type.__setattr__(cls, f"_remote_shadow_{method}", function)
+            self.methods[id(function)] = (type.__getattribute__(cls, "_remote_ident"), method, function)
 
     def _examples(self) -> None:
         """The instructor's example cells that define names the tests use, once, with the learner bound."""
@@ -358,21 +388,27 @@ class _Run:
 
     def _assert_own_work(self, fn: object, reference_module: Any, allow: tuple[str, ...] = ()) -> None:
         """assert_own_work: the learner's process describes the function, this side judges it, and the source too."""
+        allowed = [getattr(reference_module, helper).__name__ for helper in allow]
+        method = self.methods.get(id(fn))
+        if method is not None and method[2] is fn:  # a method of a learner's class, as its source reads
+            ident, name, shadow = method
+            report: Report = self.learner.ask("own_work", id=ident, attr=name)
+            if type(report) is not dict:
+                raise AssertionError(f"{name} could not be inspected")
+            judge_own_work(report, reference_module.__name__, allowed)
+            judge_own_work(own_work_report(shadow), reference_module.__name__, allowed)
+            return
         if not isinstance(fn, Remote):
             raise AssertionError(
                 f"{getattr(fn, '__name__', 'it')} should be a function you define with def in this notebook"
             )
-        report: Report = self.learner.ask("own_work", id=fn._ident)
+        report = self.learner.ask("own_work", id=fn._ident)
         if type(report) is not dict:
             raise AssertionError(f"{fn.__name__} could not be inspected")
-        allowed = [getattr(reference_module, helper).__name__ for helper in allow]
         judge_own_work(report, reference_module.__name__, allowed)
-        cells = [
-            text
-            for index, text in enumerate(self.steps.learner_cells[: self.loaded])
-            if index not in self.dropped
-        ]
-        judge_own_work(static_report(fn.__name__, cells, self.fixed), reference_module.__name__, allowed)
+        judge_own_work(
+            static_report(fn.__name__, self._learner_cells(), self.fixed), reference_module.__name__, allowed
+        )
 
     def _cell(self, grade_id: str, text: str) -> CellVerdict:
         reason = unverified(self.name, grade_id)

@@ -98,6 +98,7 @@ class LearnerProcess:
             self.process.stdout.fileno(), self.process.stdin.fileno(), strict=True, timeout=LOAD_SECONDS
         )
         self.endpoint.handlers["http"] = lambda message: answer(message, relay, self.call_seconds)
+        self.endpoint.start()
         reply = self.endpoint.request(
             {"op": "start", "names": names, "references": references, "relay": list(relay)}
         )

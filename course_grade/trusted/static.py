@@ -14,6 +14,7 @@ import ast
 import sys
 import types
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import course_lib
@@ -75,10 +76,70 @@ def _suspect(tree: ast.AST, bindings: Mapping[str, object]) -> object:
     return object()
 
 
+@dataclass
+class _Bindings:
+    """What the cells bind at the top level, in order, as the trusted side reads them (nothing run)."""
+
+    names: dict[str, object]
+    definitions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    classes: dict[str, tuple[ast.ClassDef, types.CodeType | None]] = field(default_factory=dict)
+    """class name -> its last top-level `class` statement and the code of its body."""
+
+
+@dataclass(frozen=True)
+class ShadowClass:
+    """A notebook class read from the source: its library bases (by module) and its methods, compiled, never run."""
+
+    library_bases: tuple[tuple[str, str], ...]
+    """(module, name) of each base that comes from course_lib."""
+    methods: dict[str, types.FunctionType]
+
+
+def static_class(name: str, cells: list[str], setup: Mapping[str, object]) -> ShadowClass | None:
+    """The class `name` as the cells last define it with `class`, or None if its last binding is something else."""
+    bound = _bind_cells(cells, setup)
+    if name not in bound.classes:
+        return None
+    node, body = bound.classes[name]
+    bases = []
+    for base in node.bases:
+        found = bound.names.get(base.id) if isinstance(base, ast.Name) else None
+        if isinstance(found, type) and str(found.__module__).startswith("course_lib"):
+            bases.append((str(found.__module__), found.__name__))
+        elif _from_library(used := _suspect(base, bound.names)):
+            bases.append((str(getattr(used, "__name__", "course_lib")), ast.unparse(base)[:100]))
+    methods: dict[str, types.FunctionType] = {}
+    codes = [c for c in (body.co_consts if body is not None else ()) if isinstance(c, types.CodeType)]
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = min([item.lineno, *(d.lineno for d in item.decorator_list)])
+            code = next((c for c in codes if (c.co_name, c.co_firstlineno) == (item.name, first)), None)
+            if code is not None:
+                methods[item.name] = types.FunctionType(code, bound.names, item.name)
+    return ShadowClass(tuple(bases), methods)
+
+
 def static_report(name: str, cells: list[str], setup: Mapping[str, object]) -> Report:
     """own_work_report of `name` as the cells define it, with the instructor's setup namespace underneath."""
+    bound = _bind_cells(cells, setup)
+    bindings, definitions = bound.names, bound.definitions
+    function = bindings.get(name)
+    if name not in definitions or not isinstance(function, types.FunctionType):
+        return {"name": name, "function": False, "uses": []}
+    report = own_work_report(function)
+    arguments = definitions[name].args
+    for default in [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]:
+        used = _suspect(default, bindings)
+        if _from_library(used):
+            report["uses"].append(["default", name, _origin_of(used)])
+    return report
+
+
+def _bind_cells(cells: list[str], setup: Mapping[str, object]) -> _Bindings:
+    """Walk the cells' top-level statements in order, binding names as `static_report` describes."""
     bindings: dict[str, object] = {**setup, "__name__": "__main__"}
-    definitions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    bound = _Bindings(bindings)
+    definitions = bound.definitions
     for source in cells:
         try:
             tree = ast.parse(source)
@@ -103,16 +164,23 @@ def static_report(name: str, cells: list[str], setup: Mapping[str, object]) -> R
                 for target in targets:
                     bindings[target] = _suspect(node, bindings)
                     definitions.pop(target, None)
-    function = bindings.get(name)
-    if name not in definitions or not isinstance(function, types.FunctionType):
-        return {"name": name, "function": False, "uses": []}
-    report = own_work_report(function)
-    arguments = definitions[name].args
-    for default in [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]:
-        used = _suspect(default, bindings)
-        if _from_library(used):
-            report["uses"].append(["default", name, _origin_of(used)])
-    return report
+                    bound.classes.pop(target, None)
+                if isinstance(node, ast.ClassDef):
+                    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                    body = next(
+                        (c for c in codes if (c.co_name, c.co_firstlineno) == (node.name, first)), None
+                    )
+                    bound.classes[node.name] = (node, body)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Import | ast.ImportFrom):
+                for target in _bound_by(node):
+                    bound.classes.pop(target, None)
+    return bound
+
+
+def _bound_by(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return [node.name]
+    return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
 
 
 def _origin_of(value: object) -> dict[str, str]:

@@ -1,0 +1,98 @@
+"""Learner classes and instances as remote references, and calls across the pipe from any thread on either side."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from course_grade.trusted.rpc import PeerFailure
+from course_grade.trusted.session import LearnerProcess
+from course_grade.trusted.static import static_class
+from tests.test_trusted_protocol import loaded
+
+COUNTER = (
+    "class Counter:\n    def __init__(self, n):\n        self.n = n\n"
+    "    def bump(self, by=1):\n        self.n += by\n        return self\n"
+)
+
+
+def test_a_learner_class_builds_its_instances_in_the_learners_process(tmp_path: Path) -> None:
+    with LearnerProcess(tmp_path) as process:
+        counter_class = loaded(process, [COUNTER], ["Counter"])["Counter"]
+        counter = counter_class(3)
+        assert isinstance(counter, counter_class) and counter.bump(2) is counter and counter.n == 5
+
+
+def test_an_attribute_written_on_a_remote_instance_is_written_in_the_learners_process(tmp_path: Path) -> None:
+    with LearnerProcess(tmp_path) as process:
+        counter = loaded(process, [COUNTER], ["Counter"])["Counter"](0)
+        counter.n = 41
+        assert counter.bump().n == 42
+
+
+def test_a_learner_thread_calls_back_the_trusted_side(tmp_path: Path) -> None:
+    source = (
+        "import threading\ndef f(fn):\n    out = []\n"
+        "    worker = threading.Thread(target=lambda: out.append(fn(2)))\n"
+        "    worker.start()\n    worker.join(10)\n    return out"
+    )
+    with LearnerProcess(tmp_path) as process:
+        assert loaded(process, [source], ["f"])["f"](lambda x: x * 10) == [20]
+
+
+def test_trusted_threads_call_the_learner_at_once_and_each_gets_its_own_answer(tmp_path: Path) -> None:
+    with LearnerProcess(tmp_path) as process:
+        double = loaded(process, ["def double(x, fn):\n    return fn(x) * 2"], ["double"])["double"]
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda x: double(x, lambda y: y + 1), range(200)))
+        assert answers == [(x + 1) * 2 for x in range(200)]
+
+
+def test_a_callback_still_running_when_its_caller_gave_up_does_not_disturb_later_calls(
+    tmp_path: Path,
+) -> None:
+    source = (
+        "import threading\ndef ask(fn):\n    worker = threading.Thread(target=fn, daemon=True)\n"
+        "    worker.start()\n    worker.join(0.2)\n    return worker.is_alive()"
+    )
+    release = threading.Event()
+    with LearnerProcess(tmp_path) as process:
+        ask = loaded(process, [source], ["ask"])["ask"]
+        assert ask(lambda: release.wait(10)) is True  # the learner's call returned while its callback waits
+        release.set()
+        assert ask(lambda: None) is False and process.alive
+
+
+def test_a_learner_flooding_the_trusted_side_with_threads_is_refused(tmp_path: Path) -> None:
+    source = (
+        "import threading\ndef f(fn):\n    for _ in range(100):\n"
+        "        threading.Thread(target=fn, daemon=True).start()\n    import time; time.sleep(2)"
+    )
+    release = threading.Event()
+    with LearnerProcess(tmp_path) as process:
+        f = loaded(process, [source], ["f"])["f"]
+        try:
+            f(lambda: release.wait(10))
+        except PeerFailure as error:
+            assert "calls open at once" in str(error)
+        else:
+            raise AssertionError("100 callbacks open at once were all served")
+        finally:
+            release.set()
+
+
+def test_the_source_names_a_class_that_inherits_from_the_library() -> None:
+    shadow = static_class("Budget", ["import course_lib.desk as d\nclass Budget(d.Budget):\n    pass"], {})
+    assert shadow is not None and shadow.library_bases == (("course_lib.desk", "d.Budget"),)
+
+
+def test_the_source_gives_a_class_its_methods_compiled_never_run() -> None:
+    shadow = static_class("C", ["class C:\n    def m(self):\n        raise SystemExit\n"], {})
+    assert (
+        shadow is not None and list(shadow.methods) == ["m"] and shadow.methods["m"].__module__ == "__main__"
+    )
+
+
+def test_a_name_last_bound_by_something_other_than_class_has_no_shadow_class() -> None:
+    assert static_class("C", ["class C:\n    pass", "C = int"], {}) is None
