@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from course_grade.trusted.rpc import PeerFailure
+from course_grade.trusted import protocol
+from course_grade.trusted.codec import encode
+from course_grade.trusted.rpc import Endpoint, PeerFailure
 from course_grade.trusted.session import LearnerProcess
 from course_grade.trusted.static import static_class
 from tests.test_trusted_protocol import loaded
@@ -96,3 +100,15 @@ def test_the_source_gives_a_class_its_methods_compiled_never_run() -> None:
 
 def test_a_name_last_bound_by_something_other_than_class_has_no_shadow_class() -> None:
     assert static_class("C", ["class C:\n    pass", "C = int"], {}) is None
+
+
+def test_a_learner_claiming_to_be_the_main_thread_is_served_by_a_thread_of_its_own() -> None:
+    to_trusted, from_learner = os.pipe()
+    to_learner, from_trusted = os.pipe()
+    endpoint = Endpoint(to_trusted, from_trusted, strict=True).start()
+    endpoint.exports[1] = lambda: 7
+    protocol.send(
+        from_learner, {"op": "call", "id": 1, "args": encode([[], {}], endpoint)[0], "c": "x", "m": True}
+    )
+    reply = protocol.receive(to_learner, time.monotonic() + 10)
+    assert reply["r"] and reply["c"] == "x" and endpoint.main_queue.empty()

@@ -201,7 +201,7 @@ class Endpoint:
                     continue  # the answer of a conversation given up on: nobody wants it any more
                 if waiting is None:
                     waiting = self._enter(conversation)
-                    if not message.get("m"):
+                    if self.strict or not message.get("m"):  # the trusted side's main thread serves no queue
                         if self._served >= MAX_CONVERSATIONS:
                             self._break(
                                 f"more than {MAX_CONVERSATIONS} calls open at once from other threads"
