@@ -8,6 +8,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from course_grade.trusted import protocol
 from course_grade.trusted.codec import encode
 from course_grade.trusted.rpc import Endpoint, PeerFailure
@@ -112,3 +114,18 @@ def test_a_learner_claiming_to_be_the_main_thread_is_served_by_a_thread_of_its_o
     )
     reply = protocol.receive(to_learner, time.monotonic() + 10)
     assert reply["r"] and reply["c"] == "x" and endpoint.main_queue.empty()
+
+
+def test_a_method_calling_super_has_a_shadow_too() -> None:
+    source = "class C(dict):\n    def m(self):\n        return super().keys()\n"
+    shadow = static_class("C", [source], {})
+    assert shadow is not None and shadow.methods["m"].__code__.co_freevars == ("__class__",)
+
+
+def test_the_learner_cannot_read_an_attribute_of_a_trusted_object() -> None:
+    read_fd, write_fd = os.pipe()
+    endpoint = Endpoint(read_fd, write_fd, strict=True)
+    endpoint.exports[1] = lambda: 7
+    wire = encode([[], {}], endpoint)[0]
+    with pytest.raises(PeerFailure, match="attribute"):
+        endpoint.answer({"op": "call", "id": 1, "args": wire, "attr": "__globals__", "how": "get", "c": "x"})

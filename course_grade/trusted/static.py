@@ -114,8 +114,9 @@ def static_class(name: str, cells: list[str], setup: Mapping[str, object]) -> Sh
         if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
             first = min([item.lineno, *(d.lineno for d in item.decorator_list)])
             code = next((c for c in codes if (c.co_name, c.co_firstlineno) == (item.name, first)), None)
-            if code is not None:
-                methods[item.name] = types.FunctionType(code, bound.names, item.name)
+            if code is not None:  # super() makes a __class__ cell: empty here, the method is never run
+                empty = tuple(types.CellType() for _ in code.co_freevars)
+                methods[item.name] = types.FunctionType(code, bound.names, item.name, None, empty)
     return ShadowClass(tuple(bases), methods)
 
 
