@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -129,3 +130,24 @@ def test_the_learner_cannot_read_an_attribute_of_a_trusted_object() -> None:
     wire = encode([[], {}], endpoint)[0]
     with pytest.raises(PeerFailure, match="attribute"):
         endpoint.answer({"op": "call", "id": 1, "args": wire, "attr": "__globals__", "how": "get", "c": "x"})
+
+
+@dataclasses.dataclass
+class Clock:
+    """A callable record of course_lib (a fake clock): it must stay on its side, not cross as a copy."""
+
+    calls: int = 0
+
+    def __call__(self) -> int:
+        self.calls += 1
+        return self.calls
+
+
+Clock.__module__ = "course_lib.testing"
+
+
+def test_a_callable_course_record_crosses_as_a_reference(tmp_path: Path) -> None:
+    clock = Clock()
+    with LearnerProcess(tmp_path) as process:
+        twice = loaded(process, ["def twice(clock):\n    return clock(), clock()"], ["twice"])["twice"]
+        assert twice(clock) == (1, 2) and clock.calls == 2

@@ -5,7 +5,8 @@
 very object the caller passed in). A node is a dict with a kind `k`: list, tuple, set, frozenset, dict
 (pairs), bytes and bytearray (latin-1 text), complex, iter (an iterator, drained), chain (lists nested in
 one another, as their depth and the innermost's items), obj and ntuple (a dataclass or NamedTuple of
-`course_lib`), ref (a callable left on its side, called back over the pipe), type (a builtin type) and
+`course_lib`; a callable one, a fake clock say, is a ref: a copy would not see its own side's changes),
+ref (a callable left on its side, called back over the pipe), type (a builtin type) and
 opaque (anything else). A subclass of a builtin container or scalar keeps its class as `c`: a dotted path
 for the standard library's (`collections.OrderedDict`), `{"sub": name}` for one defined in the notebook.
 
@@ -200,7 +201,7 @@ def _node(item: object, ref: Callable[[object], Any], refs: Refs) -> dict[str, A
         if item in BUILTIN_TYPES.values():
             return {"k": "type", "name": item.__name__}
         return {"k": "opaque", "type": "type"}
-    if _is_course_record(cls):
+    if _is_course_record(cls) and not (callable(item) and dataclasses.is_dataclass(item)):
         if dataclasses.is_dataclass(item):
             fields = {f.name: ref(getattr(item, f.name)) for f in dataclasses.fields(item)}
             return {"k": "obj", "path": _class_path(cls), "fields": fields}
