@@ -151,3 +151,14 @@ def test_a_callable_course_record_crosses_as_a_reference(tmp_path: Path) -> None
     with LearnerProcess(tmp_path) as process:
         twice = loaded(process, ["def twice(clock):\n    return clock(), clock()"], ["twice"])["twice"]
         assert twice(clock) == (1, 2) and clock.calls == 2
+
+
+def test_a_callback_from_a_learner_thread_may_call_the_learner_again(tmp_path: Path) -> None:
+    source = (
+        "import threading\ndef g(x):\n    return x + 1\ndef f(fn):\n    out = []\n"
+        "    worker = threading.Thread(target=lambda: out.append(fn(2)))\n"
+        "    worker.start()\n    worker.join(10)\n    return out"
+    )
+    with LearnerProcess(tmp_path) as process:
+        names = loaded(process, [source], ["f", "g"])
+        assert names["f"](lambda x: names["g"](x) * 10) == [30]
