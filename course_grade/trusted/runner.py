@@ -24,7 +24,7 @@ from course_grade.trusted.coverage import unverified
 from course_grade.trusted.objects import RemoteClass, RemoteInstance
 from course_grade.trusted.rpc import PeerFailure, Remote
 from course_grade.trusted.session import CALL_SECONDS, LearnerProcess, Loaded, Wrap, identity
-from course_grade.trusted.static import static_class, static_report
+from course_grade.trusted.static import parsed, static_class, static_report
 from course_lib.checks import Report, judge_own_work, own_work_report
 
 Notebook = dict[str, Any]
@@ -194,21 +194,17 @@ def shadow_functions(cells: list[str]) -> dict[str, types.FunctionType]:
     """
     last: dict[str, tuple[int, ast.stmt]] = {}
     for index, source in enumerate(cells):
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
+        found = parsed(source)
+        if found is None:
             continue
-        for node in tree.body:
+        for node in found[0].body:
             for name in _defined_by(node):
                 last[name] = (index, node)
     namespace: dict[str, Any] = {"__name__": "__main__"}
     for name, (index, node) in last.items():
         if not isinstance(node, ast.FunctionDef):
             continue
-        try:
-            module = compile(cells[index], "<learner>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError):
-            continue
+        module = parsed(cells[index])[1]  # type: ignore[index]  # it parsed above
         for constant in module.co_consts:
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             if isinstance(constant, types.CodeType) and (constant.co_name, constant.co_firstlineno) == (

@@ -11,6 +11,7 @@ name whose last top-level binding is not a `def` is not the learner's own functi
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 import types
 from collections.abc import Mapping
@@ -21,6 +22,15 @@ import course_lib
 from course_lib.checks import Report, own_work_report
 
 _LIBRARY = Path(course_lib.__file__).parent
+
+
+@functools.lru_cache(maxsize=1024)
+def parsed(source: str) -> tuple[ast.Module, types.CodeType] | None:
+    """A learner's cell parsed and compiled (never run), or None if it does not compile; cached by its text."""
+    try:
+        return ast.parse(source), compile(source, "<learner>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _stand_in_function(module: str, name: str) -> types.FunctionType:
@@ -142,11 +152,10 @@ def _bind_cells(cells: list[str], setup: Mapping[str, object]) -> _Bindings:
     bound = _Bindings(bindings)
     definitions = bound.definitions
     for source in cells:
-        try:
-            tree = ast.parse(source)
-            module = compile(source, "<learner>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError):
+        found = parsed(source)
+        if found is None:
             continue
+        tree, module = found
         codes = [c for c in module.co_consts if isinstance(c, types.CodeType)]
         for node in tree.body:
             if isinstance(node, ast.Import | ast.ImportFrom):
