@@ -51,8 +51,14 @@ def test_a_learner_thread_calls_back_the_trusted_side(tmp_path: Path) -> None:
 def test_trusted_threads_call_the_learner_at_once_and_each_gets_its_own_answer(tmp_path: Path) -> None:
     with LearnerProcess(tmp_path) as process:
         double = loaded(process, ["def double(x, fn):\n    return fn(x) * 2"], ["double"])["double"]
-        with ThreadPoolExecutor(8) as pool:
-            answers = list(pool.map(lambda x: double(x, lambda y: y + 1), range(200)))
+        together = threading.Barrier(200, timeout=30)  # all 200 calls are open in the learner at once
+
+        def plus_one(y: int) -> int:
+            together.wait()
+            return y + 1
+
+        with ThreadPoolExecutor(200) as pool:
+            answers = list(pool.map(lambda x: double(x, plus_one), range(200)))
         assert answers == [(x + 1) * 2 for x in range(200)]
 
 
@@ -73,7 +79,7 @@ def test_a_callback_still_running_when_its_caller_gave_up_does_not_disturb_later
 
 def test_a_learner_flooding_the_trusted_side_with_threads_is_refused(tmp_path: Path) -> None:
     source = (
-        "import threading\ndef f(fn):\n    for _ in range(100):\n"
+        "import threading\ndef f(fn):\n    for _ in range(200):\n"
         "        threading.Thread(target=fn, daemon=True).start()\n    import time; time.sleep(2)"
     )
     release = threading.Event()
@@ -84,7 +90,7 @@ def test_a_learner_flooding_the_trusted_side_with_threads_is_refused(tmp_path: P
         except PeerFailure as error:
             assert "calls open at once" in str(error)
         else:
-            raise AssertionError("100 callbacks open at once were all served")
+            raise AssertionError("200 callbacks open at once were all served")
         finally:
             release.set()
 

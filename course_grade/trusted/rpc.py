@@ -79,8 +79,9 @@ class Remote:
         return f"<learner's {self.__name__}>"
 
 
-MAX_CONVERSATIONS = 64
-"""How many calls the other side may have open at once from threads of its own (each is served by a thread)."""
+MAX_CONVERSATIONS = 128
+"""How many calls the learner may have open at once from threads of its own (the trusted side serves each on a
+thread); the learner's side serves the trusted side's threads without a limit (a pack may run many)."""
 
 
 @dataclasses.dataclass
@@ -202,7 +203,7 @@ class Endpoint:
                 if waiting is None:
                     waiting = self._enter(conversation)
                     if self.strict or not message.get("m"):  # the trusted side's main thread serves no queue
-                        if self._served >= MAX_CONVERSATIONS:
+                        if self.strict and self._served >= MAX_CONVERSATIONS:
                             self._break(
                                 f"more than {MAX_CONVERSATIONS} calls open at once from other threads"
                             )
