@@ -9,6 +9,7 @@ and assignment, 0 for a missing submission) and lets the csv module quote. It is
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,9 +64,26 @@ def _row(gradebook: Gradebook, assignment: Any, student: Any) -> list[str]:
     return ["" if row[key] is None else str(row[key]) for key in COLUMNS]
 
 
-def export_csv(url: str, course_id: str, destination: Path, assignments: list[str]) -> int:
-    """Write grades.csv for `assignments`; return the number of rows."""
+def export_csv(
+    url: str,
+    course_id: str,
+    destination: Path,
+    assignments: list[str],
+    review: Mapping[tuple[str, str], str] | None = None,
+) -> int:
+    """Write grades.csv for `assignments`; return the number of rows.
+
+    With `review` ((student, assignment) -> what to look at by hand), a last column `review` holds it.
+    """
     with Gradebook(url, course_id) as gradebook:
         QuotedCsvExportPlugin(to=str(destination), assignment=assignments).export(gradebook)
     with open(destination, newline="", encoding="utf-8") as handle:
-        return sum(1 for _ in csv.reader(handle)) - 1
+        rows = list(csv.reader(handle))
+    if review is not None:
+        student, assignment = COLUMNS.index("student_id"), COLUMNS.index("assignment")
+        rows = [[*rows[0], "review"]] + [
+            [*row, review.get((row[student], row[assignment]), "")] for row in rows[1:]
+        ]
+        with open(destination, "w", newline="", encoding="utf-8") as handle:
+            csv.writer(handle).writerows(rows)
+    return len(rows) - 1

@@ -43,8 +43,13 @@ KINDS = {
     "wrote-files": "wrote files",
     "tampered": "modified the course",
     "grading-failed": "could not be graded",
+    "cleaned": "execution tags removed",
+    "flagged": "flagged for review",
 }
 """Every kind of note, with the short label the summary table shows."""
+
+REVIEW = ("flagged",)
+"""Kinds of notes an instructor should look at by hand: grades.csv lists them in its `review` column."""
 
 TRUNCATION_MARKERS = ("... Output truncated ...", "[output truncated by the grader:")
 

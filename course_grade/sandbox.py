@@ -8,8 +8,9 @@
   /dev/shm, /mnt, /srv, /media, /var/tmp and every `hidden` path) replaced by empty private folders, except
   `writable` (read-write, owned by the sandbox user) and this Python, its environment, `course_lib` and
   `readable` (read-only);
-- it runs as the unprivileged user `nobody` (or, when not started as root, as root of a user namespace) with
-  no capabilities and no way to gain any, under limits on memory, processes, file size and open files.
+- it runs as an unprivileged user of its own that no account has (or, when not started as root, as root of a
+  user namespace) with no capabilities and no way to gain any, under limits on memory, processes, file size
+  and open files.
 
 `available()` says whether this machine can do it (Linux, util-linux, and root or user namespaces).
 """
@@ -23,14 +24,17 @@ import shlex
 import shutil
 import subprocess
 import sys
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
 HIDDEN = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/work", "/home", "/root", "/mnt", "/srv", "/media")
 """Folders replaced by empty private ones: where other users, jobs and courses keep their files."""
 
-USER = 65534
-"""The user (and group) the sandboxed command runs as when the sandbox is started by root: `nobody`."""
+USERS = (200_000, 100_000)
+"""(first, how many): when root starts the sandbox, the command runs as a user and group of this range that
+no account has, one per writable folder, so that two sandboxes share no process limit and cannot signal
+each other."""
 
 LIMITS = {
     "--as": 6 * 2**30,  # bytes of address space (a kernel with its threads maps about 1 GiB)
@@ -126,8 +130,9 @@ def wrap(
         raise SandboxUnavailable(why_unavailable())
     write = [Path(p).resolve() for p in writable]
     read = [p for p in _outermost([*environment_paths(), *readable]) if p not in write]
-    cover = [p for p in _outermost([Path(h) for h in (*HIDDEN, *hidden)]) if p.is_dir()]
+    cover = [p for p in _outermost([*map(Path, HIDDEN), *hidden]) if p.is_dir()]
     start = Path(cwd).resolve() if cwd is not None else (write[0] if write else Path("/"))
+    user = USERS[0] + zlib.crc32(str(write[0] if write else start).encode()) % USERS[1]
     lines = ["set -e", "mount --make-rprivate /"]
     shown = [(path, "ro") for path in read] + [(path, "rw") for path in write]
     shown.sort(key=lambda item: len(item[0].parts))  # a folder before what lies inside it
@@ -135,9 +140,9 @@ def wrap(
         lines.append(f"exec {number}<{shlex.quote(str(path))}")
     for folder in cover:
         lines.append(f"mount -t tmpfs -o mode=0755,size=256m,nosuid,nodev tmpfs {shlex.quote(str(folder))}")
-    for folder in ("/tmp", "/dev/shm", "/var/tmp"):
-        if Path(folder) in cover:
-            lines.append(f"chmod 1777 {folder}")
+    for shared in ("/tmp", "/dev/shm", "/var/tmp"):
+        if Path(shared) in cover:
+            lines.append(f"chmod 1777 {shared}")
     for number, (path, mode) in enumerate(shown, start=3):
         target = shlex.quote(str(path))
         lines.append(f"mkdir -p {target}")
@@ -145,7 +150,7 @@ def wrap(
         if mode == "ro":
             lines.append(f"mount -c -o remount,bind,ro,nosuid,nodev {target}")
         elif _as_root():
-            lines.append(f"chown -R {USER}:{USER} {target}")
+            lines.append(f"chown -R {user}:{user} {target}")
         lines.append(f"exec {number}<&-")
     lines.append(f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(LOOPBACK_UP)}")
     lines.append(f"cd {shlex.quote(str(start))}")
@@ -153,7 +158,7 @@ def wrap(
     limits = [f"{name}={value}" for name, value in LIMITS.items()]
     privileges = ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     if _as_root():
-        privileges = [f"--reuid={USER}", f"--regid={USER}", "--clear-groups", *privileges]
+        privileges = [f"--reuid={user}", f"--regid={user}", "--clear-groups", *privileges]
     lines.append(
         f'exec {tools["prlimit"]} {" ".join(limits)} -- {tools["setpriv"]} {" ".join(privileges)} -- "$@"'
     )
