@@ -11,6 +11,8 @@ import psutil
 import pytest
 
 from course_grade import sandbox
+from course_grade.cli import main
+from course_grade.summary import UNSANDBOXED, Outcome, render
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the sandbox is made of Linux namespaces"
@@ -73,3 +75,16 @@ def test_a_file_larger_than_the_limit_cannot_be_written(tmp_path: Path) -> None:
     chunks = sandbox.LIMITS["--fsize"] // 2**20 + 1
     done = _run(tmp_path, f"big = open('big', 'wb')\nfor _ in range({chunks}):\n    big.write(bytes(2**20))")
     assert "File too large" in done.stderr
+
+
+def test_sandbox_on_stops_with_the_reason_where_it_is_unavailable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sandbox, "available", lambda: False)
+    assert main(["export", "--sandbox", "on"]) == 1
+    assert "the OS sandbox is not available here" in capsys.readouterr().err
+
+
+def test_a_summary_of_a_run_without_the_sandbox_says_so_first_and_last() -> None:
+    lines = render([Outcome("ann", "a1", 1.0, 2.0)], sandboxed=False).splitlines()
+    assert lines[1] == lines[-1] == UNSANDBOXED
