@@ -110,8 +110,10 @@ def compare_sandbox(root: Path, assignments: list[str], jobs: int) -> bool:
     ratio = seconds["on"] / seconds["off"]
     verdict = "within" if ratio <= SANDBOX_TARGET else "OVER"
     print(
-        f"grades with and without the sandbox: {len(off)} graded cells, {'identical' if same else 'DIFFERENT'}"
+        f"grades with and without the sandbox: {len(off)} graded cells, {'identical' if same else 'DIFFERENT:'}"
     )
+    for key in sorted(k for k in off.keys() | on.keys() if off.get(k) != on.get(k))[:20]:
+        print(f"  {key}: without the sandbox {off.get(key)}, with it {on.get(key)}")
     print(
         f"sandbox cost: {seconds['on']:.1f} s / {seconds['off']:.1f} s = {ratio:.2f}x ({verdict} {SANDBOX_TARGET}x)"
     )
