@@ -3,10 +3,12 @@
     python -m course_grade.hostile PACK [--course grading] [--assignment 01_envelope]
 
 writes `PACK/<student>/<assignment>/...` in nbgrader's submitted layout, one student per case, then
-`course-grade run PACK <assignment>` grades it. Every case states what its learner must get: the score
-("full", "zero", or "first": the points of the first exercise's tests, for cases that break only the
-second exercise) and the kinds of notes (see `course_grade.problems.KINDS`). The pack is built, never
-stored: nothing here is a binary blob.
+`course-grade run PACK <assignment> --sandbox on` grades it. Every case states what its learner must get
+with the sandbox on: the score ("full", "zero", or "first": the points of the first exercise's tests, for
+cases that break only the second exercise) and the kinds of notes (see `course_grade.problems.KINDS`).
+An attack (course_grade/attacks.py) scores what the same notebook scores without it. Without the sandbox
+some cases get other notes, and the attacks on classmates reach every grading run of the machine. The
+pack is built, never stored: nothing here is a binary blob.
 """
 
 from __future__ import annotations
