@@ -45,8 +45,13 @@ KINDS = {
     "grading-failed": "could not be graded",
     "possible-tampering": "possible tampering",
     "review": "for manual review",
+    "cleaned": "execution tags removed",
+    "flagged": "flagged for review",
 }
 """Every kind of note, with the short label the summary table shows."""
+
+REVIEW = ("flagged", "possible-tampering", "review")
+"""Kinds of notes an instructor should look at by hand: grades.csv lists them in its `review` column."""
 
 TRUNCATION_MARKERS = ("... Output truncated ...", "[output truncated by the grader:")
 

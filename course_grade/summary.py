@@ -35,9 +35,17 @@ def band(score: float, max_score: float) -> str:
     return "1-49%" if share < 0.5 else "50-89%" if share < 0.9 else "90-99%"
 
 
-def render(outcomes: list[Outcome], skipped: Iterable[str] = ()) -> str:
-    """The summary as plain text."""
+UNSANDBOXED = (
+    "WARNING: graded WITHOUT the OS sandbox: learners' code could read and change what this user can "
+    "(classmates' notebooks, the course, other processes). See the README's guarantees."
+)
+
+
+def render(outcomes: list[Outcome], skipped: Iterable[str] = (), sandboxed: bool = True) -> str:
+    """The summary as plain text; a run without the sandbox says so first and last."""
     lines = [_headline(outcomes), ""]
+    if not sandboxed:
+        lines[1:1] = [UNSANDBOXED]
     lines += _per_assignment(outcomes)
     lines += ["", "score distribution (share of the maximum score)"]
     counts = dict.fromkeys(BANDS, 0)
@@ -63,6 +71,8 @@ def render(outcomes: list[Outcome], skipped: Iterable[str] = ()) -> str:
     if skipped:
         lines += ["", f"{_count(len(skipped), 'entry', 'entries')} of the submissions folder not graded:"]
         lines += [f"  {line}" for line in skipped]
+    if not sandboxed:
+        lines += ["", UNSANDBOXED]
     return "\n".join(lines)
 
 
