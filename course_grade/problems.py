@@ -51,8 +51,7 @@ KINDS = {
 TRUNCATION_MARKERS = ("... Output truncated ...", "[output truncated by the grader:")
 
 UNREACHABLE = re.compile(
-    r"could not reach|Connection refused|Connection error|Remote end closed connection|Tunnel connection|proxy",
-    re.IGNORECASE,
+    r"could not reach|Connection refused|Connection error|Remote end closed connection|Tunnel connection|ProxyError"
 )
 """An error that means the kernel could not talk to its local stand-in (refused, or sent to a proxy)."""
 
