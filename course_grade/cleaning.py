@@ -1,9 +1,10 @@
 """Submission cleaning and static flags: what is taken out of a notebook before it runs, and what is looked at.
 
-Cleaning: nbclient skips a cell tagged `skip-execution` and lets one tagged `raises-exception` fail quietly,
-so a learner who tags the test cells gets every point for none of the work. Tags change nothing else
-nbgrader does, so every cell loses its tags; the execution ones are reported. (Edited `nbgrader`
-metadata is put back from the gradebook by nbgrader's OverwriteCells, as before.)
+Cleaning: nbclient skips a cell tagged `skip-execution`, so a learner who tags the test cells gets every
+point for none of the work. Tags change nothing else nbgrader does, so every cell loses its tags, and the
+skipping ones are reported. (`raises-exception` is removed too but not reported: nbgrader runs every cell
+whatever it raises, and the learners' versions carry it on purpose so that JupyterLab's Run All goes on.)
+Edited `nbgrader` metadata is put back from the gradebook by nbgrader's OverwriteCells, as before.
 
 Static flags never change a grade: they list, for manual review, learner-written cells (any cell whose source
 is not one of the instructor's) that reach for the machinery a cheat needs: IPython's internals, tracing,
@@ -21,8 +22,8 @@ from typing import Any
 
 from course_grade.problems import Note, cell_grade_id
 
-EXECUTION_TAGS = ("skip-execution", "raises-exception")
-"""Tags nbclient obeys while it runs a notebook."""
+EXECUTION_TAGS = ("skip-execution",)
+"""Tags that change which cells nbgrader runs: removed and reported."""
 
 PATTERNS = [
     ("IPython internals", r"get_ipython|input_transformers|transform_cell|run_cell|events\.register"
