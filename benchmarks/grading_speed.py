@@ -1,5 +1,5 @@
 """Benchmark: `course-grade autograde --jobs 2` against plain sequential `nbgrader autograde`, same class,
-and the same `course-grade` with the OS sandbox on against off.
+and the same `course-grade` with the OS sandbox and the trusted checks on against both off.
 
     .venv/bin/python benchmarks/grading_speed.py [--students 24] [--jobs 2] [--no-plain] [ASSIGNMENT ...]
 
@@ -8,9 +8,11 @@ of the published wrong answers, a quarter the untouched learner's version, a qua
 error), releases it into two scratch copies of the course, then times in one run: plain nbgrader, one
 `nbgrader autograde` per assignment as an instructor would run it, and `course-grade autograde`. It checks
 that both gradebooks hold the same score for every graded cell and prints the ratio of the two times.
-Target: at least 1.7x on 2 cores (2x is the limit). Then `--sandbox off` and `--sandbox on` run side by side
-on two more copies; their grades must be identical and the sandbox's cost stay within 1.3x. Ratios, not timed
-assertions: machines here are shared. `--no-plain` skips plain nbgrader (the sandbox comparison only).
+Target: at least 1.7x on 2 cores (2x is the limit); both sides without the trusted checks, which plain
+nbgrader does not have. Then grading as before (`--sandbox off --no-trusted-checks`) and with both integrity
+layers (`--sandbox on --trusted-checks`) run side by side on two more copies, assignment by assignment in
+alternating order; their grades must be identical (every submission is honest) and the cost stay within 1.3x.
+Ratios, not timed assertions: machines here are shared. `--no-plain` skips plain nbgrader.
 """
 
 from __future__ import annotations
@@ -95,27 +97,41 @@ def course_grade(submissions: Path, course: Path, assignments: list[str], jobs: 
     return time.perf_counter() - start
 
 
-def compare_sandbox(root: Path, assignments: list[str], jobs: int) -> bool:
-    """Grade the class with the sandbox off and on, side by side; print both times and the ratio."""
-    courses = {mode: copy_course(GRADING, root / f"sandbox-{mode}") for mode in ("off", "on")}
+MODES = {
+    "today": ("--sandbox", "off", "--no-trusted-checks"),
+    "integrity": ("--sandbox", "on", "--trusted-checks"),
+}
+"""The two ways the integrity comparison grades the class: as before the sandbox and the trusted checks, and
+with both on."""
+
+
+def compare_integrity(root: Path, assignments: list[str], jobs: int) -> bool:
+    """Grade the class as before (no sandbox, no trusted checks) and with both, assignment by assignment,
+    alternating which goes first; print both times and the ratio; True when the grades are identical."""
+    courses = {mode: copy_course(GRADING, root / f"mode-{mode}") for mode in MODES}
     for course in courses.values():
         for assignment in assignments:
             nbgrader(course, "generate_assignment", assignment, "--force")
-    seconds = {}
-    for mode, course in courses.items():
-        seconds[mode] = course_grade(root / "class", course, assignments, jobs, "--sandbox", mode)
-        print(f"course-grade autograde --jobs {jobs} --sandbox {mode}: {seconds[mode]:7.1f} s", flush=True)
-    off, on = (graded_cells(courses[mode], set()) for mode in ("off", "on"))
-    same = off == on and len(off) > 0
-    ratio = seconds["on"] / seconds["off"]
+    seconds = dict.fromkeys(MODES, 0.0)
+    for turn, assignment in enumerate(assignments):
+        order = list(MODES) if turn % 2 == 0 else list(reversed(MODES))
+        for mode in order:
+            seconds[mode] += course_grade(root / "class", courses[mode], [assignment], jobs, *MODES[mode])
+    for mode, options in MODES.items():
+        print(f"course-grade autograde --jobs {jobs} {' '.join(options)}: {seconds[mode]:7.1f} s", flush=True)
+    today, integrity = (graded_cells(courses[mode], set()) for mode in MODES)
+    same = today == integrity and len(today) > 0
+    ratio = seconds["integrity"] / seconds["today"]
     verdict = "within" if ratio <= SANDBOX_TARGET else "OVER"
     print(
-        f"grades with and without the sandbox: {len(off)} graded cells, {'identical' if same else 'DIFFERENT:'}"
+        f"grades without and with the sandbox and trusted checks: {len(today)} graded cells, "
+        f"{'identical' if same else 'DIFFERENT:'}"
     )
-    for key in sorted(k for k in off.keys() | on.keys() if off.get(k) != on.get(k))[:20]:
-        print(f"  {key}: without the sandbox {off.get(key)}, with it {on.get(key)}")
+    for key in sorted(k for k in today.keys() | integrity.keys() if today.get(k) != integrity.get(k))[:20]:
+        print(f"  {key}: before {today.get(key)}, with both {integrity.get(key)}")
     print(
-        f"sandbox cost: {seconds['on']:.1f} s / {seconds['off']:.1f} s = {ratio:.2f}x ({verdict} {SANDBOX_TARGET}x)"
+        f"cost of the sandbox and trusted checks: {seconds['integrity']:.1f} s / {seconds['today']:.1f} s = "
+        f"{ratio:.2f}x ({verdict} {SANDBOX_TARGET}x)"
     )
     return same
 
@@ -126,7 +142,11 @@ def main() -> int:
     parser.add_argument("assignments", nargs="*", help="(default: every assignment of the course)")
     parser.add_argument("--students", type=int, default=24)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--no-plain", action="store_true", help="compare the sandbox on and off only")
+    parser.add_argument(
+        "--no-plain",
+        action="store_true",
+        help="only compare grading before and with the sandbox and trusted checks",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="grading-speed-") as scratch:
         root = Path(scratch)
@@ -145,7 +165,7 @@ def main() -> int:
         )
 
         if args.no_plain:
-            return 0 if compare_sandbox(root, assignments, args.jobs) else 1
+            return 0 if compare_integrity(root, assignments, args.jobs) else 1
         shutil.copytree(root / "class", sequential / "submitted")
         start = time.perf_counter()
         failed: set[tuple[str, str]] = set()
@@ -156,8 +176,10 @@ def main() -> int:
         if failed:  # nbgrader goes on with the others, and leaves these with no grades
             print(f"  plain nbgrader could not grade {sorted(failed)}: their grades are not compared")
 
-        ours = course_grade(root / "class", parallel, assignments, args.jobs, "--sandbox", "off")
-        print(f"course-grade autograde --jobs {args.jobs} --sandbox off: {ours:7.1f} s", flush=True)
+        ours = course_grade(root / "class", parallel, assignments, args.jobs, *MODES["today"])
+        print(
+            f"course-grade autograde --jobs {args.jobs} {' '.join(MODES['today'])}: {ours:7.1f} s", flush=True
+        )
 
         plain_scores = graded_cells(sequential, failed)
         our_scores = graded_cells(parallel, failed)
@@ -171,7 +193,7 @@ def main() -> int:
         for key in differing[:20]:
             print(f"  {key}: plain nbgrader {plain_scores.get(key)}, course-grade {our_scores.get(key)}")
         print(f"speed-up: {plain:.1f} s / {ours:.1f} s = {ratio:.2f}x ({verdict} the {TARGET_RATIO}x target)")
-        sandboxed_same = compare_sandbox(root, assignments, args.jobs)
+        sandboxed_same = compare_integrity(root, assignments, args.jobs)
         return 0 if same and sandboxed_same else 1
 
 

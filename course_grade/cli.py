@@ -51,6 +51,11 @@ def parser() -> argparse.ArgumentParser:
         "on (fail if it cannot), off",
     )  # fmt: skip
     options.add_argument(
+        "--trusted-checks", action=argparse.BooleanOptionalAction, default=keep,
+        help="rerun the instructor's tests outside the learner's kernel and grant a cell's points only when "
+        "they pass too (default: on; off leaves nbgrader's scores alone, which a learner's code can fool)",
+    )  # fmt: skip
+    options.add_argument(
         "--hide-hidden-tests", action=argparse.BooleanOptionalAction, default=keep,
         help="leave hidden tests and their tracebacks out of the feedback (default: on); scores are the same",
     )  # fmt: skip
@@ -100,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         with Pipeline(
             course, jobs, deadline, lambda line: print(line, flush=True),
             sandbox=getattr(args, "sandbox", "auto"), hide_hidden_tests=getattr(args, "hide_hidden_tests", True),
+            trusted_checks=getattr(args, "trusted_checks", True),
         ) as pipeline:  # fmt: skip
             return _step(pipeline, args, names)
     except CourseError as error:
@@ -120,14 +126,18 @@ def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int
         pipeline.export(names, args.to)
     elif args.step == "autograde":
         outcomes = pipeline.autograde(args.submissions, names)
-        print("\n" + render(outcomes, pipeline.skipped, pipeline.sandboxed), flush=True)
+        print(
+            "\n" + render(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks), flush=True
+        )
     else:
         pipeline.pool()  # the workers start (and import nbgrader) while the assignments are released
         pipeline.release(names)
         outcomes = pipeline.autograde(args.submissions, names)
         pipeline.feedback(names, [(outcome.student, outcome.assignment) for outcome in outcomes])
         pipeline.export(names, args.to)
-        print("\n" + render(outcomes, pipeline.skipped, pipeline.sandboxed), flush=True)
+        print(
+            "\n" + render(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks), flush=True
+        )
     return 0
 
 

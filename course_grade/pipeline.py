@@ -55,11 +55,14 @@ class Pipeline:
         out: Callable[[str], None] = print,
         sandbox: str = "auto",
         hide_hidden_tests: bool = True,
+        trusted_checks: bool = True,
     ) -> None:
         self.course = course
         self.sandboxed = _sandbox_mode(sandbox)
         """Whether learners' kernels run in the OS sandbox (`--sandbox auto|on|off`)."""
         self.hide_hidden_tests = hide_hidden_tests
+        self.trusted_checks = trusted_checks
+        """Whether a cell's points also need the trusted checks (`--trusted-checks`, on by default)."""
         self._config = course.config()
         """The course's configuration, read once, before any learner's code has run."""
         self.jobs = jobs
@@ -86,7 +89,7 @@ class Pipeline:
         """What every job of this run is told: the configuration read once, the sandbox, the known cells."""
         return Settings(
             self.course, self._scratch, template, self.course.exercise_ids(), self._config, self.sandboxed,
-            known_sources(self.course), self.hide_hidden_tests,
+            known_sources(self.course), self.hide_hidden_tests, self.trusted_checks,
         )  # fmt: skip
 
     def pool(self) -> Pool:

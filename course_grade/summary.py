@@ -41,11 +41,18 @@ UNSANDBOXED = (
 )
 
 
-def render(outcomes: list[Outcome], skipped: Iterable[str] = (), sandboxed: bool = True) -> str:
-    """The summary as plain text; a run without the sandbox says so first and last."""
-    lines = [_headline(outcomes), ""]
-    if not sandboxed:
-        lines[1:1] = [UNSANDBOXED]
+UNTRUSTED = (
+    "WARNING: graded WITHOUT the trusted checks (--no-trusted-checks): every score is nbgrader's alone, "
+    "which a learner's code can fool from inside its own kernel."
+)
+
+
+def render(
+    outcomes: list[Outcome], skipped: Iterable[str] = (), sandboxed: bool = True, trusted: bool = True
+) -> str:
+    """The summary as plain text; a run without the sandbox or the trusted checks says so first and last."""
+    warnings = ([] if sandboxed else [UNSANDBOXED]) + ([] if trusted else [UNTRUSTED])
+    lines = [_headline(outcomes), *warnings, ""]
     lines += _per_assignment(outcomes)
     lines += ["", "score distribution (share of the maximum score)"]
     counts = dict.fromkeys(BANDS, 0)
@@ -71,8 +78,8 @@ def render(outcomes: list[Outcome], skipped: Iterable[str] = (), sandboxed: bool
     if skipped:
         lines += ["", f"{_count(len(skipped), 'entry', 'entries')} of the submissions folder not graded:"]
         lines += [f"  {line}" for line in skipped]
-    if not sandboxed:
-        lines += ["", UNSANDBOXED]
+    if warnings:
+        lines += ["", *warnings]
     return "\n".join(lines)
 
 
