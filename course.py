@@ -59,12 +59,19 @@ def run(*command: str) -> int:
     return subprocess.run([str(BIN / command[0]), *command[1:]], cwd=ROOT, env=env).returncode
 
 
+LEARNER_CONFIG = ROOT / "learner_config"
+"""Jupyter config for learners: nbgrader's instructor menus and server pages (formgrader, create assignment,
+course and assignment lists) are disabled. `lab` puts it first on JUPYTER_CONFIG_PATH for its own run only."""
+
+
 def lab(extra: list[str]) -> int:
-    """Open the learners' notebooks in JupyterLab."""
+    """Open the learners' notebooks in JupyterLab, without nbgrader's instructor tools."""
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers, CI
     command = [str(BIN / "jupyter"), "lab", f"--ServerApp.root_dir={ROOT / 'notebooks'}", *as_root, *extra]
     print("$", " ".join(command[1:]), flush=True)
     os.chdir(ROOT)
+    paths = [str(LEARNER_CONFIG), *filter(None, [os.environ.get("JUPYTER_CONFIG_PATH")])]
+    os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)  # this process and JupyterLab only
     os.execv(command[0], command)  # become JupyterLab, so Ctrl-C and signals reach it directly
 
 

@@ -1,13 +1,18 @@
-"""Benchmark: `course-grade autograde --jobs 2` against plain sequential `nbgrader autograde`, same class.
+"""Benchmark: `course-grade autograde --jobs 2` against plain sequential `nbgrader autograde`, same class,
+and the same `course-grade` with the OS sandbox and the trusted checks on against both off.
 
-    .venv/bin/python benchmarks/grading_speed.py [--students 24] [--jobs 2] [ASSIGNMENT ...]
+    .venv/bin/python benchmarks/grading_speed.py [--students 24] [--jobs 2] [--no-plain] [ASSIGNMENT ...]
 
 Builds a synthetic class (every student submits every assignment: a quarter correct, a quarter with one
 of the published wrong answers, a quarter the untouched learner's version, a quarter broken by a syntax
 error), releases it into two scratch copies of the course, then times in one run: plain nbgrader, one
 `nbgrader autograde` per assignment as an instructor would run it, and `course-grade autograde`. It checks
 that both gradebooks hold the same score for every graded cell and prints the ratio of the two times.
-Target: at least 1.7x on 2 cores (2x is the limit). A ratio, not a timed assertion: machines here are shared.
+Target: at least 1.7x on 2 cores (2x is the limit); both sides without the trusted checks, which plain
+nbgrader does not have. Then grading as before (`--sandbox off --no-trusted-checks`) and with both integrity
+layers (`--sandbox on --trusted-checks`) run side by side on two more copies, assignment by assignment in
+alternating order; their grades must be identical (every submission is honest) and the cost stay within 1.3x.
+Ratios, not timed assertions: machines here are shared. `--no-plain` skips plain nbgrader.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from grading.wrong_answers import published  # noqa: E402
 from tests.notebook_runner import with_cell_replaced  # noqa: E402
 
 TARGET_RATIO = 1.7
+SANDBOX_TARGET = 1.3
 VARIANTS = ("correct", "wrong", "learner", "broken")
 
 
@@ -80,12 +86,67 @@ def build_class(course: Course, assignments: list[str], students: int, folder: P
     return counts
 
 
+def course_grade(submissions: Path, course: Path, assignments: list[str], jobs: int, *options: str) -> float:
+    """Run `course-grade autograde` on a class; return the seconds it took."""
+    start = time.perf_counter()
+    command = [
+        str(Path(sys.executable).parent / "course-grade"), "autograde", str(submissions), *assignments,
+        "--course", str(course), "--jobs", str(jobs), *options,
+    ]  # fmt: skip
+    subprocess.run(command, env=nbgrader_environment(), check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+MODES = {
+    "today": ("--sandbox", "off", "--no-trusted-checks"),
+    "integrity": ("--sandbox", "on", "--trusted-checks"),
+}
+"""The two ways the integrity comparison grades the class: as before the sandbox and the trusted checks, and
+with both on."""
+
+
+def compare_integrity(root: Path, assignments: list[str], jobs: int) -> bool:
+    """Grade the class as before (no sandbox, no trusted checks) and with both, assignment by assignment,
+    alternating which goes first; print both times and the ratio; True when the grades are identical."""
+    courses = {mode: copy_course(GRADING, root / f"mode-{mode}") for mode in MODES}
+    for course in courses.values():
+        for assignment in assignments:
+            nbgrader(course, "generate_assignment", assignment, "--force")
+    seconds = dict.fromkeys(MODES, 0.0)
+    for turn, assignment in enumerate(assignments):
+        order = list(MODES) if turn % 2 == 0 else list(reversed(MODES))
+        for mode in order:
+            seconds[mode] += course_grade(root / "class", courses[mode], [assignment], jobs, *MODES[mode])
+    for mode, options in MODES.items():
+        print(f"course-grade autograde --jobs {jobs} {' '.join(options)}: {seconds[mode]:7.1f} s", flush=True)
+    today, integrity = (graded_cells(courses[mode], set()) for mode in MODES)
+    same = today == integrity and len(today) > 0
+    ratio = seconds["integrity"] / seconds["today"]
+    verdict = "within" if ratio <= SANDBOX_TARGET else "OVER"
+    print(
+        f"grades without and with the sandbox and trusted checks: {len(today)} graded cells, "
+        f"{'identical' if same else 'DIFFERENT:'}"
+    )
+    for key in sorted(k for k in today.keys() | integrity.keys() if today.get(k) != integrity.get(k))[:20]:
+        print(f"  {key}: before {today.get(key)}, with both {integrity.get(key)}")
+    print(
+        f"cost of the sandbox and trusted checks: {seconds['integrity']:.1f} s / {seconds['today']:.1f} s = "
+        f"{ratio:.2f}x ({verdict} {SANDBOX_TARGET}x)"
+    )
+    return same
+
+
 def main() -> int:
     """Build the class, time both ways, compare the grades, print the ratio."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("assignments", nargs="*", help="(default: every assignment of the course)")
     parser.add_argument("--students", type=int, default=24)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument(
+        "--no-plain",
+        action="store_true",
+        help="only compare grading before and with the sandbox and trusted checks",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="grading-speed-") as scratch:
         root = Path(scratch)
@@ -103,6 +164,8 @@ def main() -> int:
             f"class: {args.students} students x {len(assignments)} assignments = {notebooks} notebooks {counts}"
         )
 
+        if args.no_plain:
+            return 0 if compare_integrity(root, assignments, args.jobs) else 1
         shutil.copytree(root / "class", sequential / "submitted")
         start = time.perf_counter()
         failed: set[tuple[str, str]] = set()
@@ -113,14 +176,10 @@ def main() -> int:
         if failed:  # nbgrader goes on with the others, and leaves these with no grades
             print(f"  plain nbgrader could not grade {sorted(failed)}: their grades are not compared")
 
-        start = time.perf_counter()
-        command = [
-            str(Path(sys.executable).parent / "course-grade"), "autograde", str(root / "class"), *assignments,
-            "--course", str(parallel), "--jobs", str(args.jobs),
-        ]  # fmt: skip
-        subprocess.run(command, env=nbgrader_environment(), check=True, capture_output=True)
-        ours = time.perf_counter() - start
-        print(f"course-grade autograde --jobs {args.jobs}:      {ours:7.1f} s", flush=True)
+        ours = course_grade(root / "class", parallel, assignments, args.jobs, *MODES["today"])
+        print(
+            f"course-grade autograde --jobs {args.jobs} {' '.join(MODES['today'])}: {ours:7.1f} s", flush=True
+        )
 
         plain_scores = graded_cells(sequential, failed)
         our_scores = graded_cells(parallel, failed)
@@ -134,7 +193,8 @@ def main() -> int:
         for key in differing[:20]:
             print(f"  {key}: plain nbgrader {plain_scores.get(key)}, course-grade {our_scores.get(key)}")
         print(f"speed-up: {plain:.1f} s / {ours:.1f} s = {ratio:.2f}x ({verdict} the {TARGET_RATIO}x target)")
-        return 0 if same else 1
+        sandboxed_same = compare_integrity(root, assignments, args.jobs)
+        return 0 if same and sandboxed_same else 1
 
 
 if __name__ == "__main__":

@@ -45,6 +45,20 @@ def parser() -> argparse.ArgumentParser:
         "--submission-timeout", type=float, default=keep,
         help=f"seconds per submission before its worker is stopped (default: {DEFAULT_SUBMISSION_TIMEOUT})",
     )  # fmt: skip
+    options.add_argument(
+        "--sandbox", choices=("auto", "on", "off"), default=keep,
+        help="run each learner's kernel in the OS sandbox: auto (default: where this machine allows it), "
+        "on (fail if it cannot), off",
+    )  # fmt: skip
+    options.add_argument(
+        "--trusted-checks", action=argparse.BooleanOptionalAction, default=keep,
+        help="rerun the instructor's tests outside the learner's kernel and grant a cell's points only when "
+        "they pass too (default: on; off leaves nbgrader's scores alone, which a learner's code can fool)",
+    )  # fmt: skip
+    options.add_argument(
+        "--hide-hidden-tests", action=argparse.BooleanOptionalAction, default=keep,
+        help="leave hidden tests and their tracebacks out of the feedback (default: on); scores are the same",
+    )  # fmt: skip
     main_parser = argparse.ArgumentParser(
         prog="course-grade",
         parents=[common],
@@ -88,7 +102,11 @@ def main(argv: list[str] | None = None) -> int:
         names = course.select(args.assignments)
         jobs = max(1, getattr(args, "jobs", default_jobs()))
         deadline = getattr(args, "submission_timeout", DEFAULT_SUBMISSION_TIMEOUT)
-        with Pipeline(course, jobs, deadline, lambda line: print(line, flush=True)) as pipeline:
+        with Pipeline(
+            course, jobs, deadline, lambda line: print(line, flush=True),
+            sandbox=getattr(args, "sandbox", "auto"), hide_hidden_tests=getattr(args, "hide_hidden_tests", True),
+            trusted_checks=getattr(args, "trusted_checks", True),
+        ) as pipeline:  # fmt: skip
             return _step(pipeline, args, names)
     except CourseError as error:
         print(f"course-grade: {error}", file=sys.stderr)
@@ -108,14 +126,18 @@ def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int
         pipeline.export(names, args.to)
     elif args.step == "autograde":
         outcomes = pipeline.autograde(args.submissions, names)
-        print("\n" + render(outcomes, pipeline.skipped), flush=True)
+        print(
+            "\n" + render(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks), flush=True
+        )
     else:
         pipeline.pool()  # the workers start (and import nbgrader) while the assignments are released
         pipeline.release(names)
         outcomes = pipeline.autograde(args.submissions, names)
         pipeline.feedback(names, [(outcome.student, outcome.assignment) for outcome in outcomes])
         pipeline.export(names, args.to)
-        print("\n" + render(outcomes, pipeline.skipped), flush=True)
+        print(
+            "\n" + render(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks), flush=True
+        )
     return 0
 
 

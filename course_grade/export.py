@@ -9,7 +9,7 @@ and assignment, 0 for a missing submission) and lets the csv module quote. It is
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +76,16 @@ def export_csv(
     course_id: str,
     destination: Path,
     assignments: list[str],
-    review: Callable[[str, str], str] | None = None,
+    review: Mapping[tuple[str, str], str] | None = None,
 ) -> int:
-    """Write grades.csv for `assignments` (with the review column when given); return the number of rows."""
+    """Write grades.csv for `assignments`; return the number of rows.
+
+    With `review` ((student, assignment) -> what to look at by hand), a last column `review` holds it.
+    """
     with Gradebook(url, course_id) as gradebook:
         plugin = QuotedCsvExportPlugin(to=str(destination), assignment=assignments)
-        plugin.review = review
+        if review is not None:
+            plugin.review = lambda student, assignment: review.get((student, assignment), "")
         plugin.export(gradebook)
     with open(destination, newline="", encoding="utf-8") as handle:
         return sum(1 for _ in csv.reader(handle)) - 1

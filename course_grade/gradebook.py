@@ -10,16 +10,20 @@ autograde` would leave it.
 
 from __future__ import annotations
 
+import copy
 import datetime
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
 import sqlalchemy
+from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry  # type: ignore[import-untyped]
+from nbgrader.utils import determine_grade  # type: ignore[import-untyped]
 
-from course_grade.problems import NotebookDefinition
+from course_grade.problems import NotebookDefinition, cell_grade_id
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,42 @@ def read_results(
             if notebook.name in graded
         )
         return SubmissionGrades(student, assignment, submission.timestamp, notebooks)
+
+
+def rescore(
+    grades: SubmissionGrades, notebooks: Mapping[str, bytes], known: list[NotebookDefinition]
+) -> SubmissionGrades:
+    """The grades recomputed from the autograded notebooks, as nbgrader scores them, with the real points.
+
+    The worker's scratch gradebook was within reach of the learner's code (a SQLite trigger there could
+    write any score); the notebook nbgrader wrote holds what each test cell printed and raised, which is
+    all nbgrader's own scoring reads. A notebook absent here scores 0; a late penalty is never negative.
+    """
+    by_name = {definition.name: definition for definition in known}
+    reported = {notebook.name: notebook for notebook in grades.notebooks}
+    rescored = []
+    for name, data in notebooks.items():
+        definition = by_name.get(name)
+        if definition is None:
+            continue
+        old = reported.get(name, NotebookGrades(name, {}, {}))
+        penalty = None if old.late_penalty is None else max(0.0, float(old.late_penalty))
+        scores = notebook_scores(nbformat.reads(data.decode("utf-8"), as_version=4), definition)  # type: ignore[no-untyped-call]
+        rescored.append(NotebookGrades(name, scores, old.comments, penalty))
+    return SubmissionGrades(grades.student, grades.assignment, grades.timestamp, tuple(rescored))
+
+
+def notebook_scores(notebook: NotebookNode, definition: NotebookDefinition) -> dict[str, float | None]:
+    """grade_id -> nbgrader's automatic score of every graded cell, with the gradebook's points (0 if absent)."""
+    found: dict[str, float | None] = dict.fromkeys(definition.graded, 0.0)
+    for cell in notebook.cells:
+        grade_id = cell_grade_id(cell)
+        if grade_id not in definition.graded:
+            continue
+        cell = copy.deepcopy(cell)
+        cell.metadata.nbgrader.update(grade=True, points=definition.graded[grade_id])
+        found[grade_id] = determine_grade(cell)[0]  # the last copy counts, as in nbgrader
+    return found
 
 
 def record(gradebook: Gradebook, result: SubmissionGrades) -> None:

@@ -15,6 +15,10 @@
   a duplicated graded cell or a notebook from another assignment: the cells it un-grades keep a partial
   `nbgrader` metadata, and a missing test is put back after its solution cell, which may be missing too.
   This removes that metadata whole, and puts a test back after the nearest earlier cell still there.
+- `HideHiddenTests` (added to GenerateFeedback's preprocessors with `--hide-hidden-tests`): the autograded
+  notebook holds the instructor's test cells whole, hidden tests included, and a failing hidden assert shows
+  its line in the traceback; this removes the hidden regions from the feedback and shortens the traceback
+  of a cell that had one to its last line. Scores come from the gradebook: they do not change.
 - `LiteralAutograde`, `LiteralGenerateFeedback`: nbgrader globs inside the folder it matched, so a student
   id holding `[`, `*` or `?` matches no notebook; these escape that folder first.
 
@@ -32,13 +36,15 @@ from typing import Any
 
 from jupyter_core.utils import run_sync
 from nbclient.exceptions import DeadKernelError
+from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
 from nbgrader.converters import Autograde, GenerateFeedback, NbGraderException  # type: ignore[import-untyped]
 from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[import-untyped]
 from traitlets import Bool, Integer
 
+from course_grade.kernels import GradingKernelManager
 from course_grade.notebooks import node
-from course_grade.problems import cell_grade_id
+from course_grade.problems import cell_grade_id, visible
 
 DIED = "the kernel died while running this cell (os._exit, a crash or too much memory)"
 NOT_RUN = "not run: the kernel died in an earlier cell"
@@ -74,6 +80,10 @@ class GuardedExecute(Execute):  # type: ignore[misc]
     startup_attempts = Integer(
         3, help="Kernel start-ups to try: one that fails on a loaded machine is not the learner's doing."
     ).tag(config=True)
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("kernel_manager_class", GradingKernelManager)  # nbgrader's __init__ forces its own
+        super().__init__(**kwargs)
 
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None) -> Any:
         """Execute the notebook; a dead or stopped kernel fails the cells from there on, not the notebook."""
@@ -236,6 +246,23 @@ class SafeOverwriteCells(OverwriteCells):  # type: ignore[misc]
             earlier = [present[other] for other in order[:position] if other in present]
             nb.cells.insert(max(earlier) + 1 if earlier else 0, restored)
         return nb
+
+
+class HideHiddenTests(Preprocessor):
+    """Remove hidden tests, and the tracebacks that could show them, from the notebook a feedback page renders."""
+
+    enabled = Bool(True)  # nbconvert's preprocessors are off unless told otherwise
+
+    def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
+        """Drop a test cell's hidden regions; cut its tracebacks to the error's last line."""
+        source = cell.get("source", "")
+        if "BEGIN HIDDEN TESTS" not in source:
+            return cell, resources
+        cell.source = visible(source)
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                output.traceback = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+        return cell, resources
 
 
 class _LiteralFolders:

@@ -3,10 +3,12 @@
     python -m course_grade.hostile PACK [--course grading] [--assignment 01_envelope]
 
 writes `PACK/<student>/<assignment>/...` in nbgrader's submitted layout, one student per case, then
-`course-grade run PACK <assignment>` grades it. Every case states what its learner must get: the score
-("full", "zero", or "first": the points of the first exercise's tests, for cases that break only the
-second exercise) and the kinds of notes (see `course_grade.problems.KINDS`). The pack is built, never
-stored: nothing here is a binary blob.
+`course-grade run PACK <assignment> --sandbox on` grades it. Every case states what its learner must get
+with the sandbox on: the score ("full", "zero", or "first": the points of the first exercise's tests, for
+cases that break only the second exercise) and the kinds of notes (see `course_grade.problems.KINDS`).
+An attack (course_grade/attacks.py) scores what the same notebook scores without it. Without the sandbox
+some cases get other notes, and the attacks on classmates reach every grading run of the machine. The
+pack is built, never stored: nothing here is a binary blob.
 """
 
 from __future__ import annotations
@@ -22,8 +24,24 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
+from course_grade.attacks import (
+    APPENDS_CODE,
+    FROM_MARKDOWN,
+    HUGE_FILE,
+    KILLS_CLASSMATES,
+    LOOPBACK,
+    OUTLIVES,
+    READS_SOURCE,
+    REWRITES_RESULTS,
+    SETTRACE,
+    SQLITE_TRIGGER,
+    TRANSFORMER,
+    WHEN_GRADED,
+    ZMQ_INJECTION,
+    attack,
+)
 from course_grade.course import REPOSITORY_COURSE, Course
-from course_grade.notebooks import read, write
+from course_grade.notebooks import node, read, write
 from course_grade.problems import cell_grade_id, is_test
 from course_grade.trusted.attacks import ROUTES, bypass, reference_module
 
@@ -133,8 +151,11 @@ print("x" * 2_000_000)
 """
 
 
-def build(course: Course, assignment: str) -> dict[str, tuple[Case, Callable[[Path], object]]]:
-    """Every case of the pack: student -> (case, a function writing its assignment folder)."""
+def build(course: Course, assignment: str, port: int = 9) -> dict[str, tuple[Case, Callable[[Path], object]]]:
+    """Every case of the pack: student -> (case, a function writing its assignment folder).
+
+    `port` is the loopback port the `loopback` case tries to reach (a test listens there and counts).
+    """
     names = course.notebooks(assignment)
     name = names[0]
     instructor = read(course.folder("source", assignment=assignment) / f"{name}.ipynb")
@@ -176,6 +197,17 @@ def build(course: Course, assignment: str) -> dict[str, tuple[Case, Callable[[Pa
         -64:
     ]  # Jupyter gives a pasted cell a new id, never its grade_id
     duplicated.cells.insert(index, twin)
+    tagged = copy.deepcopy(learner)
+    for cell in tagged.cells:
+        if is_test(cell):
+            cell.metadata["tags"] = ["skip-execution", "raises-exception"]
+    markdown = _edit(learner, first, _prefix(attack(FROM_MARKDOWN)))
+    markdown.cells.insert(
+        0, node(cell_type="markdown", id="hostile-markdown", metadata={}, source=f"```\n{TRANSFORMER}\n```")
+    )
+
+    def attacked(code: str, base: Notebook = learner, where: str = first) -> Notebook:
+        return _edit(base, where, _prefix(attack(code)))
 
     cases: list[tuple[Case, Callable[[Path], object]]] = [
         (Case("solution", "the instructor's version", "full"), notebook(instructor)),
@@ -191,7 +223,8 @@ def build(course: Course, assignment: str) -> dict[str, tuple[Case, Callable[[Pa
          notebook(_edit(instructor, second, _prefix("import sys\nsys.exit(1)")))),
         (Case("kernel-dies", "kills its kernel with os._exit in the second exercise", "first", ("kernel-died",)),
          notebook(_edit(instructor, second, _prefix("import os\nos._exit(1)")))),
-        (Case("kills-grader", "kills the process grading it", "zero", ("grading-failed",)),
+        (Case("kills-grader", "kills the process grading it (in the sandbox, none is in reach)", "full",
+              ("flagged",)),
          notebook(_edit(instructor, second, _prefix("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)")))),
         (Case("edited-test", "the learner's version with every test edited to pass and worth 100", "zero", ("edited",)),
          notebook(edited)),
@@ -211,9 +244,37 @@ def build(course: Course, assignment: str) -> dict[str, tuple[Case, Callable[[Pa
          notebook(_edit(instructor, second, _suffix(stderr)))),
         (Case("writes-files", "writes files next to itself", "full", ("wrote-files",)),
          notebook(_edit(instructor, first, _suffix(WRITES_FILES)))),
-        (Case("tampers-course", "overwrites the course's source, config and gradebook", "full", ("tampered",)),
-         notebook(_edit(instructor, first, _prefix(TAMPERS)))),
+        (Case("tampers-course", "overwrites the course's source, config and gradebook (the sandbox shows none)",
+              "full", ("flagged",)), notebook(attacked(TAMPERS, instructor))),
         (Case(ODD_ID, "the instructor's version, from a student with an odd id", "full"), notebook(instructor)),
+        (Case("skip-tags", "the learner's version, every test tagged skip-execution and raises-exception", "zero",
+              ("cleaned",)), notebook(tagged)),
+        (Case("transformer", "the learner's version; an input transformer turns every later cell into `pass`",
+              "zero", ("flagged", "possible-tampering")), notebook(_edit(learner, first, _prefix(TRANSFORMER)))),
+        (Case("transformer-when-graded", "the same, only while NBGRADER_EXECUTION is set", "zero", ("flagged",)),
+         notebook(attacked(WHEN_GRADED))),
+        (Case("transformer-in-markdown", "the same, loaded from a markdown cell", "zero",
+              ("flagged", "possible-tampering")), notebook(markdown)),
+        (Case("sqlite-trigger", "the learner's version; a trigger on the scratch gradebook grants full marks",
+              "zero", ("flagged",)), notebook(attacked(SQLITE_TRIGGER))),
+        (Case("reads-source", "the learner's version; runs the solutions of the source or a classmate's notebook",
+              "zero", ("flagged",)), notebook(attacked(READS_SOURCE))),
+        (Case("loopback", "the learner's version; connects to a port on 127.0.0.1", "zero", ("flagged",)),
+         notebook(attacked(LOOPBACK.format(port=port)))),
+        (Case("outlives-grading", "the learner's version; starts 50 `sleep` processes in sessions of their own",
+              "zero", ("flagged",)), notebook(attacked(OUTLIVES))),
+        (Case("rewrites-results", "the learner's version; leaves a process to rewrite gradebook.db and grades.csv",
+              "zero", ("flagged",)), notebook(attacked(REWRITES_RESULTS))),
+        (Case("zmq-injection", "the learner's version; redefines classmates' functions through their kernels",
+              "zero", ("flagged",)), notebook(attacked(ZMQ_INJECTION))),
+        (Case("kills-classmates", "the learner's version; kills every other grading kernel", "zero", ("flagged",)),
+         notebook(attacked(KILLS_CLASSMATES))),
+        (Case("appends-code", "the learner's version; appends to course_lib and every nbgrader_config.py",
+              "zero", ("flagged",)), notebook(attacked(APPENDS_CODE))),
+        (Case("huge-file", "writes a 300 MB file in the second exercise", "first", ("wrote-files",)),
+         notebook(_edit(instructor, second, _prefix(HUGE_FILE)))),
+        (Case("settrace", "the learner's version; installs a trace function", "zero", ("flagged",)),
+         notebook(attacked(SETTRACE))),
     ]  # fmt: skip
     cases += _own_work_cases(instructor, first, notebook)
     if others:
@@ -249,10 +310,10 @@ def _own_work_cases(
     return cases
 
 
-def write_pack(course: Course, assignment: str, folder: Path) -> list[Case]:
+def write_pack(course: Course, assignment: str, folder: Path, port: int = 9) -> list[Case]:
     """Write the pack into `folder` (nbgrader's submitted layout) and return its cases."""
     cases = []
-    for student, (case, make) in build(course, assignment).items():
+    for student, (case, make) in build(course, assignment, port).items():
         target = folder / student / assignment
         target.mkdir(parents=True, exist_ok=True)
         make(target)

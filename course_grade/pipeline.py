@@ -7,6 +7,7 @@ each autograded submission in the gradebook as its result arrives.
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import tempfile
@@ -18,16 +19,18 @@ from types import TracebackType
 from nbgrader.api import Gradebook  # type: ignore[import-untyped]
 from nbgrader.apps.api import NbGraderAPI  # type: ignore[import-untyped]
 
+from course_grade import sandbox
+from course_grade.cleaning import source_hash
 from course_grade.course import Course, CourseError
 from course_grade.export import export_csv
 from course_grade.feedback import finish
 from course_grade.files import fingerprint, remove_tree
-from course_grade.gradebook import build_template, missing_assignments, record
+from course_grade.gradebook import build_template, definitions, missing_assignments, record, rescore
 from course_grade.intake import Intake, take_in
+from course_grade.notebooks import read
 from course_grade.pool import Pool
-from course_grade.problems import KINDS, Note, load_notes, save_notes
+from course_grade.problems import KINDS, REVIEW, Note, NotebookDefinition, load_notes, save_notes
 from course_grade.summary import Outcome
-from course_grade.trusted.grading import REVIEW, TAMPERING
 from course_grade.workers import (
     AutogradeJob,
     AutogradeResult,
@@ -45,9 +48,23 @@ class Pipeline:
     """One run over a course: its steps share a scratch folder (outside the course) and a worker pool."""
 
     def __init__(
-        self, course: Course, jobs: int, deadline: float, out: Callable[[str], None] = print
+        self,
+        course: Course,
+        jobs: int,
+        deadline: float,
+        out: Callable[[str], None] = print,
+        sandbox: str = "auto",
+        hide_hidden_tests: bool = True,
+        trusted_checks: bool = True,
     ) -> None:
         self.course = course
+        self.sandboxed = _sandbox_mode(sandbox)
+        """Whether learners' kernels run in the OS sandbox (`--sandbox auto|on|off`)."""
+        self.hide_hidden_tests = hide_hidden_tests
+        self.trusted_checks = trusted_checks
+        """Whether a cell's points also need the trusted checks (`--trusted-checks`, on by default)."""
+        self._config = course.config()
+        """The course's configuration, read once, before any learner's code has run."""
         self.jobs = jobs
         self.deadline = deadline
         """Seconds one submission may take in total before its worker is stopped."""
@@ -56,6 +73,7 @@ class Pipeline:
         """Entries of the submissions folder that were not submissions, with why."""
         self._scratch = Path(tempfile.mkdtemp(prefix="course-grade-"))
         self._pool: Pool | None = None
+        self._definitions: dict[str, list[NotebookDefinition]] = {}
 
     def __enter__(self) -> Pipeline:
         return self
@@ -67,6 +85,13 @@ class Pipeline:
             self._pool.__exit__(kind, error, tb)
         remove_tree(self._scratch)
 
+    def settings(self, template: bytes = b"") -> Settings:
+        """What every job of this run is told: the configuration read once, the sandbox, the known cells."""
+        return Settings(
+            self.course, self._scratch, template, self.course.exercise_ids(), self._config, self.sandboxed,
+            known_sources(self.course), self.hide_hidden_tests, self.trusted_checks,
+        )  # fmt: skip
+
     def pool(self) -> Pool:
         """The worker pool, started on first use."""
         if self._pool is None:
@@ -75,7 +100,7 @@ class Pipeline:
 
     def release(self, names: list[str]) -> None:
         """nbgrader generate_assignment: the learners' versions in release/, the definitions in the gradebook."""
-        api = NbGraderAPI(config=self.course.config())
+        api = NbGraderAPI(config=copy.deepcopy(self._config))
         for name in names:
             outcome = api.generate_assignment(name, force=True, create=True)
             if not outcome["success"]:
@@ -95,8 +120,11 @@ class Pipeline:
         pool = self.pool()  # the workers start while the template gradebook is built
         template = self._scratch / "template.db"
         build_template(self.course.db_url, template, self.course.course_id, used)
-        settings = Settings(self.course, self._scratch, template.read_bytes(), self.course.exercise_ids())
+        settings = self.settings(template.read_bytes())
         template.unlink()
+        self._definitions = {
+            name: definitions(self.course.db_url, self.course.course_id, name) for name in used
+        }
         jobs = [
             AutogradeJob(
                 student, assignment, fingerprint(self.course.folder("submitted", student, assignment))
@@ -126,7 +154,8 @@ class Pipeline:
     def _record(self, gradebook: Gradebook, result: AutogradeResult) -> Outcome:
         """Write one result: grades to the gradebook, autograded notebooks and notes to the course."""
         student, assignment = result.grades.student, result.grades.assignment
-        record(gradebook, result.grades)
+        grades = rescore(result.grades, result.notebooks, self._definitions.get(assignment, []))
+        record(gradebook, grades)
         folder = self.course.folder("autograded", student, assignment)
         remove_tree(folder)
         if result.notebooks:
@@ -150,7 +179,7 @@ class Pipeline:
         if pairs is None:
             pairs = submitted_pairs(self.course, names)
         rendered = [pair for pair in pairs if any(self.course.folder("autograded", *pair).glob("*.ipynb"))]
-        settings = Settings(self.course, self._scratch)
+        settings = self.settings()
         failures: dict[tuple[str, str], str] = {}
         for result in self.pool().run([FeedbackJob(*pair) for pair in rendered], settings):
             assert isinstance(result, FeedbackResult)
@@ -174,14 +203,15 @@ class Pipeline:
 
     def export(self, names: list[str], destination: Path) -> int:
         """grades.csv for the assignments, one row per student and assignment; return the number of rows."""
-        rows = export_csv(self.course.db_url, self.course.course_id, destination, names, self._review)
+        review = {
+            (student, assignment): "; ".join(
+                note.text for note in load_notes(self.notes_file(student, assignment)) if note.kind in REVIEW
+            )
+            for student, assignment in submitted_pairs(self.course, names)
+        }
+        rows = export_csv(self.course.db_url, self.course.course_id, destination, names, review)
         self.out(f"grades: {destination} ({rows} rows)")
         return rows
-
-    def _review(self, student: str, assignment: str) -> str:
-        """The CSV's review column: the grading notes an instructor must look at by hand."""
-        notes = load_notes(self.notes_file(student, assignment))
-        return "; ".join(note.text for note in notes if note.kind in (TAMPERING, REVIEW))
 
 
 def submitted_pairs(course: Course, names: list[str]) -> list[tuple[str, str]]:
@@ -194,6 +224,28 @@ def submitted_pairs(course: Course, names: list[str]) -> list[tuple[str, str]]:
             if name in known
             for submission in gradebook.find_assignment(name).submissions
         )
+
+
+def _sandbox_mode(mode: str) -> bool:
+    """`--sandbox`: on (fail if unavailable), off, or auto (on where this machine allows it)."""
+    if mode == "off":
+        return False
+    if mode not in ("on", "auto"):
+        raise CourseError(f"--sandbox must be auto, on or off, not {mode!r}")
+    if sandbox.available():
+        return True
+    if mode == "on":
+        raise CourseError(f"--sandbox on: the OS sandbox is not available here: {sandbox.why_unavailable()}")
+    return False
+
+
+def known_sources(course: Course) -> frozenset[str]:
+    """Hashes of the source of every cell of the course's source and release notebooks (the instructor's)."""
+    found = set()
+    for step in ("source", "release"):
+        for path in sorted(course.folder(step).glob("*/*.ipynb")):
+            found |= {source_hash(cell.source) for cell in read(path).cells}
+    return frozenset(found)
 
 
 def _progress(count: int, total: int, outcome: Outcome, seconds: float, elapsed: float) -> str:

@@ -114,6 +114,13 @@ class Pool:
             except WorkerStartError as error:
                 done.put(error)
                 return
+            except Exception as error:  # e.g. settings that cannot be pickled: a reason, never a hang
+                self._stop(slot, gently=False)
+                done.put(
+                    job.failed(
+                        f"the grader could not hand this job to a worker: {type(error).__name__}: {error}"
+                    )
+                )
 
     def _one(self, slot: int, job: Job, settings: Settings) -> Result:
         """Send one job to the slot's worker and wait for its answer, replacing the worker if it fails.

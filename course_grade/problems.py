@@ -9,6 +9,7 @@ output on stderr and truncated output. Each finding is a `Note`; the summary and
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -45,10 +46,21 @@ KINDS = {
     "grading-failed": "could not be graded",
     "possible-tampering": "possible tampering",
     "review": "for manual review",
+    "cleaned": "execution tags removed",
+    "flagged": "flagged for review",
+    "unreachable": "stand-in unreachable",
 }
 """Every kind of note, with the short label the summary table shows."""
 
+REVIEW = ("flagged", "possible-tampering", "review")
+"""Kinds of notes an instructor should look at by hand: grades.csv lists them in its `review` column."""
+
 TRUNCATION_MARKERS = ("... Output truncated ...", "[output truncated by the grader:")
+
+UNREACHABLE = re.compile(
+    r"could not reach|Connection refused|Connection error|Remote end closed connection|Tunnel connection|ProxyError"
+)
+"""An error that means the kernel could not talk to its local stand-in (refused, or sent to a proxy)."""
 
 
 @dataclass(frozen=True)
@@ -246,6 +258,7 @@ def execution_notes(notebook: Notebook, name: str, timeout: int) -> list[Note]:
     """Notes on how an autograded notebook ran: timeouts, a dead kernel, exits, stderr, truncated output."""
     notes: list[Note] = []
     timed_out, exits, stderr, truncated = [], [], [], []
+    unreachable: list[str] = []
     died = stopped = ""
     for index, cell in enumerate(notebook["cells"]):
         if cell.get("cell_type") != "code":
@@ -261,6 +274,8 @@ def execution_notes(notebook: Notebook, name: str, timeout: int) -> list[Note]:
                 stopped = label
             elif kind == "error" and output.get("ename") == "SystemExit":
                 exits.append(label)
+            elif kind == "error" and UNREACHABLE.search(f"{output.get('ename')}: {output.get('evalue')}"):
+                unreachable.append(label)
             elif kind == "stream" and output.get("name") == "stderr" and is_test(cell):
                 stderr.append(label)
             if kind == "stream" and any(
@@ -306,6 +321,15 @@ def execution_notes(notebook: Notebook, name: str, timeout: int) -> list[Note]:
                 "stderr",
                 f"{name}: the test cell {_listing(_unique(stderr))} wrote to stderr, and nbgrader gives 0 to a "
                 "test that does (print to stdout, or not at all).",
+            )
+        )
+    if unreachable:
+        notes.append(
+            Note(
+                "unreachable",
+                f"{name}: {_listing(_unique(unreachable))} could not reach the notebook's local stand-in server "
+                "(connection refused, or sent to a proxy). If the grading machine sets http_proxy, https_proxy "
+                "or ALL_PROXY, add localhost,127.0.0.1,::1 to no_proxy and NO_PROXY and grade again.",
             )
         )
     if truncated:

@@ -35,9 +35,24 @@ def band(score: float, max_score: float) -> str:
     return "1-49%" if share < 0.5 else "50-89%" if share < 0.9 else "90-99%"
 
 
-def render(outcomes: list[Outcome], skipped: Iterable[str] = ()) -> str:
-    """The summary as plain text."""
-    lines = [_headline(outcomes), ""]
+UNSANDBOXED = (
+    "WARNING: graded WITHOUT the OS sandbox: learners' code could read and change what this user can "
+    "(classmates' notebooks, the course, other processes). See the README's guarantees."
+)
+
+
+UNTRUSTED = (
+    "WARNING: graded WITHOUT the trusted checks (--no-trusted-checks): every score is nbgrader's alone, "
+    "which a learner's code can fool from inside its own kernel."
+)
+
+
+def render(
+    outcomes: list[Outcome], skipped: Iterable[str] = (), sandboxed: bool = True, trusted: bool = True
+) -> str:
+    """The summary as plain text; a run without the sandbox or the trusted checks says so first and last."""
+    warnings = ([] if sandboxed else [UNSANDBOXED]) + ([] if trusted else [UNTRUSTED])
+    lines = [_headline(outcomes), *warnings, ""]
     lines += _per_assignment(outcomes)
     lines += ["", "score distribution (share of the maximum score)"]
     counts = dict.fromkeys(BANDS, 0)
@@ -63,6 +78,8 @@ def render(outcomes: list[Outcome], skipped: Iterable[str] = ()) -> str:
     if skipped:
         lines += ["", f"{_count(len(skipped), 'entry', 'entries')} of the submissions folder not graded:"]
         lines += [f"  {line}" for line in skipped]
+    if warnings:
+        lines += ["", *warnings]
     return "\n".join(lines)
 
 

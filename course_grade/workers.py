@@ -1,14 +1,18 @@
 """The work a worker process does: autograde one submission in a scratch course, or render one feedback.
 
-`AutogradeJob` builds a throwaway course directory (the assignment's source, the one submission, a copy
-of the template gradebook), checks the submission, runs nbgrader's own autograde there through its
-Python API, and returns the grades, the autograded notebooks and the notes. The learner's code runs in
-that scratch copy only; whatever it writes is discarded with it. `FeedbackJob` runs nbgrader's
-generate_feedback for one student in the real course, reading the gradebook (no worker writes to it).
+`AutogradeJob` builds a throwaway course directory (the assignment's plain files but no source notebook,
+the one submission, a copy of the template gradebook outside it), checks, cleans and flags the
+submission, runs nbgrader's own autograde there through its Python API, and returns the grades, the
+autograded notebooks and the notes. The learner's kernel runs in that scratch copy only, and with the
+sandbox on it sees nothing but its notebook's folder (see `course_grade.kernels`); whatever it writes is
+discarded with it. The parent recomputes the scores from the returned notebooks: nothing the kernel could
+reach decides them. `FeedbackJob` runs nbgrader's generate_feedback for one student in the real course,
+reading the gradebook (no worker writes to it). The configuration comes with the job, read once by the parent.
 """
 
 from __future__ import annotations
 
+import copy
 import glob
 import json
 import os
@@ -24,22 +28,26 @@ from pathlib import Path
 from typing import Any
 
 from nbgrader.apps.api import NbGraderAPI  # type: ignore[import-untyped]
-from nbgrader.converters import Autograde, BaseConverter  # type: ignore[import-untyped]
+from nbgrader.converters import Autograde, BaseConverter, GenerateFeedback  # type: ignore[import-untyped]
 from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[import-untyped]
 from nbgrader.utils import capture_log, temp_attrs  # type: ignore[import-untyped]
 from traitlets.config import Config
 
-from course_grade.course import CONFIG_FILE, Course
+from course_grade import sandbox
+from course_grade.cleaning import clean, cleaning_note, flag_note, flags
+from course_grade.course import Course
 from course_grade.files import changed, copy_regular_files, files_under, fingerprint, remove_tree
 from course_grade.gradebook import SubmissionGrades, definitions, read_results
 from course_grade.hardened import (
     GuardedExecute,
+    HideHiddenTests,
     LiteralAutograde,
     LiteralGenerateFeedback,
     SafeOverwriteCells,
 )
 from course_grade.problems import Note, execution_notes, inspect_submission
 from course_grade.trusted.grading import trusted_grades
+from course_grade.trusted.session import Wrap, identity
 
 READY = "ready"
 """What a worker says once it can take jobs."""
@@ -61,6 +69,16 @@ class Settings:
     with every job rather than sitting in a file that a learner's code could find and change."""
     elsewhere: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """"assignment/notebook" -> grade_ids of every notebook of the course, to recognise a misplaced one."""
+    config: Config = field(default_factory=Config)
+    """The course's nbgrader configuration, read once by the parent (a learner may have changed the file since)."""
+    sandbox: bool = False
+    """Run every learner's kernel in `course_grade.sandbox`."""
+    known: frozenset[str] = frozenset()
+    """Source hashes of every cell of the course's source and release notebooks: not flagged."""
+    hide_hidden_tests: bool = True
+    """Feedback shows no hidden test (nor its traceback)."""
+    trusted_checks: bool = True
+    """A cell keeps nbgrader's points only when `course_grade.trusted` agrees."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +141,12 @@ class FeedbackJob:
     def run(self, settings: Settings) -> FeedbackResult:
         """Run generate_feedback for this student only."""
         start = time.perf_counter()
-        outcome = convert(LiteralGenerateFeedback, settings.course.config(), self.assignment, self.student)
+        config = copy.deepcopy(settings.config)
+        if settings.hide_hidden_tests:
+            default = GenerateFeedback.class_traits()["preprocessors"].default()
+            configured = config.GenerateFeedback.get("preprocessors")
+            config.GenerateFeedback.preprocessors = [*(configured or default), HideHiddenTests]
+        outcome = convert(LiteralGenerateFeedback, config, self.assignment, self.student)
         error = None if outcome["success"] else failure_reason(outcome)
         return FeedbackResult(self.student, self.assignment, error, time.perf_counter() - start)
 
@@ -152,6 +175,8 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     for path in submitted.glob("*.ipynb"):
         if path.stem not in gradable:
             path.unlink()  # nbgrader then scores it as not submitted
+        else:
+            notes += _clean(path, settings.known)
     if not gradable:
         return AutogradeResult(SubmissionGrades(job.student, job.assignment), tuple(notes))
 
@@ -160,7 +185,11 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     expected |= _plain_files(course / "source" / job.assignment)
     as_submitted = {name: (submitted / f"{name}.ipynb").read_bytes() for name in gradable}
     before = fingerprint(course, skip=course / "autograded")
-    config = _hardened(real.config(course, url))
+    config = _hardened(copy.deepcopy(settings.config))
+    config.CourseDirectory.root, config.CourseDirectory.db_url = str(course), url
+    config.GradingKernelManager.sandboxed = settings.sandbox
+    config.GradingKernelManager.runtime = str(scratch / "k")
+    config.GradingKernelManager.hidden = [str(real.root), str(settings.scratch)]
     outcome = convert(LiteralAutograde, config, job.assignment, job.student)
     notes += _side_effects(
         changed(before, fingerprint(course, skip=course / "autograded")), autograded, expected
@@ -176,9 +205,21 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
         notes += execution_notes(json.loads(data), f"{name}.ipynb", timeout)
     grades = read_results(url, real.course_id, job.assignment, job.student, list(notebooks))
     source = real.folder("source", assignment=job.assignment)
-    grades, found = trusted_grades(grades, source, as_submitted, scratch=scratch, cell_seconds=timeout)
-    notes += found
+    if settings.trusted_checks:
+        wrap = _trusted_wrap(settings, scratch) if settings.sandbox else identity
+        grades, found = trusted_grades(grades, source, as_submitted, wrap, scratch, timeout)
+        notes += found
     return AutogradeResult(grades, tuple(notes), notebooks)
+
+
+def _trusted_wrap(settings: Settings, scratch: Path) -> Wrap:
+    """The sandbox for the trusted checks' learner process: it may write only its own folder under the job's
+    scratch, and read Python, course_lib and course_grade (never the course or other jobs)."""
+    folder = scratch / "trusted"
+    folder.mkdir(parents=True, exist_ok=True)
+    package = Path(__file__).resolve().parent
+    hidden = [settings.course.root, settings.scratch]
+    return lambda argv: sandbox.wrap(argv, writable=[folder], readable=[package], hidden=hidden)
 
 
 def _stage(job: AutogradeJob, settings: Settings, scratch: Path) -> tuple[str, list[Note]]:
@@ -187,9 +228,10 @@ def _stage(job: AutogradeJob, settings: Settings, scratch: Path) -> tuple[str, l
     Returns the scratch gradebook's URL and the notes on what was left out (symbolic links).
     """
     real, course = settings.course, scratch / "course"
-    shutil.copytree(real.folder("source", assignment=job.assignment), course / "source" / job.assignment)
-    if (real.root / CONFIG_FILE).exists():
-        shutil.copyfile(real.root / CONFIG_FILE, course / CONFIG_FILE)
+    shutil.copytree(  # nbgrader copies these next to the notebook; the source notebooks stay out of reach
+        real.folder("source", assignment=job.assignment), course / "source" / job.assignment,
+        ignore=shutil.ignore_patterns("*.ipynb"),
+    )  # fmt: skip
     submitted = course / "submitted" / job.student / job.assignment
     links = copy_regular_files(real.folder("submitted", job.student, job.assignment), submitted)
     if job.files and fingerprint(submitted) != {k: v for k, v in job.files.items() if k not in links}:
@@ -200,6 +242,16 @@ def _stage(job: AutogradeJob, settings: Settings, scratch: Path) -> tuple[str, l
     return f"sqlite:///{database}", [
         Note("symlink", f"{link} is a symbolic link or a special file and was left out.") for link in links
     ]
+
+
+def _clean(path: Path, known: frozenset[str]) -> list[Note]:
+    """Remove a submitted notebook's tags (rewriting it) and flag its suspicious cells; return the notes."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    if not (isinstance(notebook, dict) and isinstance(notebook.get("cells"), list)):
+        return []  # an older format: nbgrader upgrades it, and no tag of those formats reaches nbclient
+    removed = clean(notebook)
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    return cleaning_note(path.name, removed) + flag_note(path.name, flags(notebook, known))
 
 
 def _side_effects(tampered: list[str], autograded: Path, expected: set[str]) -> list[Note]:

@@ -25,16 +25,17 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-import anthropic
-import openai
+from typing import TYPE_CHECKING, Any, Protocol
 
 from course_lib.envelope import parse_envelope
 from course_lib.errors import EnvelopeError, ModelHTTPError, ModelTurnError
 from course_lib.loops import MODEL, output_text, post_json
 from course_lib.standin import StandIn
 from course_lib.tools import Tool
+
+if TYPE_CHECKING:  # the SDKs are imported only when an SDK adapter is used: each import costs seconds
+    import anthropic
+    import openai
 
 __all__ = [
     "APIS",
@@ -321,6 +322,8 @@ class ResponsesAdapter:
 
 def _openai_errors(error: openai.APIError) -> ModelHTTPError:
     """An SDK error as the harness sees every model failure."""
+    import openai
+
     if isinstance(error, openai.APIStatusError):
         return ModelHTTPError(error.status_code, error.message)
     return ModelHTTPError(0, f"{type(error).__name__}: {error.message}")
@@ -347,6 +350,8 @@ class OpenAIChatAdapter:
         return self._send(timeout)
 
     def _send(self, timeout: float) -> list[Item]:
+        import openai
+
         extra: dict[str, Any] = {"tools": self.tools} if self.tools else {}
         self.requests += 1
         try:
@@ -402,6 +407,8 @@ class OpenAIResponsesAdapter:
         return self._send(timeout)
 
     def _send(self, timeout: float) -> list[Item]:
+        import openai
+
         extra: dict[str, Any] = {"tools": self.tools} if self.tools else {}
         self.requests += 1
         try:
@@ -425,6 +432,8 @@ class OpenAIResponsesAdapter:
 
 def _anthropic_errors(error: anthropic.APIError) -> ModelHTTPError:
     """An SDK error as the harness sees every model failure."""
+    import anthropic
+
     if isinstance(error, anthropic.APIStatusError):
         return ModelHTTPError(error.status_code, error.message)
     return ModelHTTPError(0, f"{type(error).__name__}: {error.message}")
@@ -457,6 +466,8 @@ class AnthropicAdapter:
         return self._send(timeout)
 
     def _send(self, timeout: float) -> list[Item]:
+        import anthropic
+
         extra: dict[str, Any] = {"tools": self.tools} if self.tools else {}
         self.requests += 1
         try:
@@ -491,6 +502,8 @@ def make_client(api: str, server: StandIn, tools: Sequence[Tool]) -> ModelClient
     if api == "responses":
         return ResponsesAdapter(server.base, tools)
     if api in ("openai-sdk-chat", "openai-sdk-responses"):
+        import openai
+
         client = openai.OpenAI(
             base_url=server.base, api_key=STAND_IN_KEY, _strict_response_validation=True, max_retries=0
         )
@@ -500,6 +513,8 @@ def make_client(api: str, server: StandIn, tools: Sequence[Tool]) -> ModelClient
             else OpenAIResponsesAdapter(client, tools)
         )
     if api == "anthropic":
+        import anthropic
+
         client_a = anthropic.Anthropic(
             base_url=server.root, api_key=STAND_IN_KEY, _strict_response_validation=True, max_retries=0
         )

@@ -2,6 +2,11 @@
 
 import os
 
+from nbgrader.converters.generate_assignment import GenerateAssignment
+from nbgrader.preprocessors import ClearSolutions
+
+from course_grade.stubs import CODE_STUB, NamedStubs
+
 c = get_config()  # type: ignore[name-defined]  # noqa: F821  (nbgrader injects get_config)
 
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
@@ -9,8 +14,15 @@ c.CourseDirectory.course_id = "tool-call-boundary"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(c.CourseDirectory.root, "gradebook.db")
 
 # The learners' versions: solutions become a stub that fails loudly, hidden tests are removed.
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+# The stub names its exercise ("Part B: ask_approver is not written yet ..."), and every cell that fails
+# until the exercise is written is tagged raises-exception, so JupyterLab's Run All shows the message
+# and goes on to the later demos instead of stopping dead at the first unwritten exercise.
+c.ClearSolutions.code_stub = {"python": CODE_STUB}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+c.GenerateAssignment.preprocessors = [
+    NamedStubs if step is ClearSolutions else step
+    for step in GenerateAssignment.class_traits()["preprocessors"].default()
+]
 
 # Grading runs learners' code: bound every cell and the output it may produce.
 c.Execute.timeout = 60

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import time
+import threading
 from typing import Any
 
 import pytest
@@ -120,12 +120,13 @@ def test_every_adapter_reports_a_turn_with_nothing_in_it(api: str) -> None:
 
 @pytest.mark.parametrize("api", APIS)
 def test_every_adapter_gives_up_at_its_timeout(api: str) -> None:
-    def slow(results: list[str]) -> str:
-        time.sleep(1.0)
-        return "late"
-
-    with StandIn([("text", slow)]) as server, pytest.raises(ModelHTTPError) as error:
-        make_client(api, server, TOOLS).start("hi", timeout=0.2)
+    release = threading.Event()  # the model answers once the request has given up (or after 10 s)
+    with StandIn([("text", lambda results: release.wait(10.0) and "late")]) as server:
+        try:
+            with pytest.raises(ModelHTTPError) as error:
+                make_client(api, server, TOOLS).start("hi", timeout=0.2)
+        finally:
+            release.set()
     assert error.value.status == 0
 
 

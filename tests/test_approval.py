@@ -1,5 +1,4 @@
 import json
-import time
 from typing import Any
 
 import pytest
@@ -41,11 +40,10 @@ def recording_box(seen: list[dict[str, Any]]) -> Toolbox:
 # ---- the confirm step inside the loop --------------------------------------------------------------------
 
 
+@pytest.mark.timeout(60)  # a confirm that waited for a click would hang here
 def test_confirm_never_blocks_even_when_interactive(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COURSE_INTERACTIVE", "1")
-    started = time.monotonic()
-    queue = queued(1)
-    assert time.monotonic() - started < 1 and len(queue.pending) == 1
+    assert len(queued(1).pending) == 1
 
 
 def test_confirm_records_and_says_not_performed() -> None:

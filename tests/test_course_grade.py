@@ -2,8 +2,9 @@
 
 The class is the hostile pack (course_grade/hostile.py) of one assignment: the instructor's and learner's
 versions, a partial answer, and one student per hostile or broken submission. It is graded once per
-session with `course-grade run --jobs 2`; a few students are also graded by plain sequential nbgrader,
-and a small class of zip files is graded twice.
+session with `course-grade run --jobs 2 --sandbox on` while this process listens on a loopback port the
+pack tries to reach; a few students are also graded by plain sequential nbgrader, and a small class of
+zip files is graded twice.
 """
 
 from __future__ import annotations
@@ -14,15 +15,19 @@ import html
 import json
 import re
 import shutil
+import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
 import pytest
 from nbformat.v4 import new_code_cell
 from nbgrader.api import Gradebook
 
+import course_lib
+from course_grade.attacks import MARKER
 from course_grade.cli import main
 from course_grade.course import Course
 from course_grade.files import fingerprint
@@ -49,12 +54,18 @@ PACK = [
     "solution", "learner", "partial", "infinite-loop", "ignores-interrupt", "sys-exit", "kernel-dies",
     "kills-grader", "edited-test", "deleted-test", "duplicated-cell", "renamed", "missing", "invalid-json",
     "empty-file", "huge-output", "stderr", "writes-files", "tampers-course", ODD_ID, "other-assignment",
+    "skip-tags", "transformer", "transformer-when-graded", "transformer-in-markdown", "sqlite-trigger",
+    "reads-source", "loopback", "outlives-grading", "rewrites-results", "zmq-injection", "kills-classmates",
+    "appends-code", "huge-file", "settrace",
     "own-work-default", "own-work-closure", "own-work-import", "own-work-rebound",
 ]  # fmt: skip
+ATTACKS = PACK[PACK.index("skip-tags") :] + ["kills-grader", "tampers-course"]
+"""The attacks on the grader and on classmates: each must appear in the summary."""
 SEQUENTIAL = [
     "solution", "learner", "partial", "sys-exit", "stderr", "edited-test", "deleted-test", "huge-output",
 ]  # fmt: skip
-"""Students plain nbgrader can grade too (it stops or is harmed on most other cases)."""
+"""Students plain nbgrader can grade too (it stops or is harmed on most other cases): the honest ones among
+them, graded beside every attack, must keep exactly their solo scores."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,9 @@ class Graded:
     course_before: dict[str, str]
     full: float
     first: float
+    knocks: int
+    """Connections the loopback listener accepted while the class was graded."""
+    library_before: str
 
     @property
     def course(self) -> Path:
@@ -88,15 +102,39 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
     course = fresh_course(root)
     released = course_grade(course, "release", ASSIGNMENT)
     assert released.returncode == 0, released.stderr
-    cases = {case.student: case for case in write_pack(Course.open(course), ASSIGNMENT, root / "pack")}
-    before = _protected(course)
-    run = course_grade(
-        course, "run", str(root / "pack"), ASSIGNMENT, "--jobs", "2", "--timeout", "15", cwd=root
-    )
+    before, library = _protected(course), _library()
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.settimeout(0)
+        port = listener.getsockname()[1]
+        pack = write_pack(Course.open(course), ASSIGNMENT, root / "pack", port)
+        cases = {case.student: case for case in pack}
+        run = course_grade(
+            course, "run", str(root / "pack"), ASSIGNMENT, "--jobs", "2", "--timeout", "15", "--sandbox", "on",
+            cwd=root,
+        )  # fmt: skip
+        knocks = _accepted(listener)
     instructor = read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     with Gradebook(run.db_url) as gradebook:
         full = float(gradebook.find_assignment(ASSIGNMENT).max_score)
-    return Graded(root, run, cases, before, full, first_exercise_points(instructor))
+    return Graded(root, run, cases, before, full, first_exercise_points(instructor), knocks, library)
+
+
+def _library() -> str:
+    """Fingerprint of course_lib's files (an editable install: every later job would run what is added)."""
+    files = fingerprint(Path(course_lib.__file__).parent)
+    kept = {name: digest for name, digest in files.items() if "__pycache__" not in name}
+    return hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()
+
+
+def _accepted(listener: socket.socket) -> int:
+    """How many connections wait on a listening socket."""
+    count = 0
+    while True:
+        try:
+            listener.accept()[0].close()
+        except BlockingIOError:
+            return count
+        count += 1
 
 
 def test_the_pack_has_every_case(graded: Graded) -> None:
@@ -109,6 +147,7 @@ def test_the_run_finishes_with_status_zero(graded: Graded) -> None:
 
 @pytest.mark.parametrize("student", PACK)
 def test_each_learner_gets_the_score_of_their_case(graded: Graded, student: str) -> None:
+    """Every attack scores what the same notebook without it scores."""
     case = graded.cases[student]
     shares = {"full": graded.full, "zero": 0.0, "first": graded.first, "second": graded.full - graded.first}
     expected = shares[case.score]
@@ -139,9 +178,43 @@ def test_the_summary_names_every_problem_and_its_reason(graded: Graded) -> None:
         assert all(f"{KINDS[note.kind]}: {note.text}" in block for note in notes), student
 
 
+@pytest.mark.parametrize("student", ATTACKS)
+def test_every_attack_is_named_in_the_summary(graded: Graded, student: str) -> None:
+    summary = graded.run.stdout[graded.run.stdout.index("problems:") :]
+    assert f"\n  {student}  [{ASSIGNMENT}]" in summary
+
+
+def test_the_summary_does_not_warn_of_a_run_without_sandbox(graded: Graded) -> None:
+    assert "WITHOUT the OS sandbox" not in graded.run.stdout
+
+
+def test_no_process_a_submission_started_outlives_grading(graded: Graded) -> None:
+    survivors = [p for p in psutil.process_iter(["cmdline"]) if MARKER in " ".join(p.info["cmdline"] or [])]
+    assert survivors == []
+
+
+def test_no_submission_reaches_a_loopback_port_of_the_host(graded: Graded) -> None:
+    assert graded.knocks == 0
+
+
+def test_course_lib_is_unchanged(graded: Graded) -> None:
+    assert _library() == graded.library_before
+
+
+def test_grades_csv_lists_what_to_review_by_hand(graded: Graded) -> None:
+    rows = {row["student_id"]: row["review"] for row in csv_rows(graded.root / "grades.csv")}
+    assert "uses IPython internals" in rows["transformer"] and rows["solution"] == ""
+
+
+def test_feedback_shows_no_hidden_test(graded: Graded) -> None:
+    autograded = graded.course / "autograded" / "partial" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    page = (graded.course / "feedback" / "partial" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    assert "BEGIN HIDDEN TESTS" in autograded.read_text() and "HIDDEN TESTS" not in page
+
+
 def test_the_summary_shows_the_score_distribution(graded: Graded) -> None:
     summary = graded.run.stdout[graded.run.stdout.index("score distribution") :]
-    zero = sum(1 for case in graded.cases.values() if case.score == "zero")
+    zero = sum(1 for student in graded.cases if graded.score(student) == 0)
     assert any(line.split()[:2] == ["0%", str(zero)] for line in summary.splitlines())
 
 

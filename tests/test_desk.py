@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import io
 import json
-import time
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from course_lib.desk import (
     STATUSES,
     WRITE_TOOLS,
     Budget,
+    FakeClock,
     Taint,
     ask_approver,
     audit_entry,
@@ -115,7 +117,7 @@ def test_a_concern_raises_auto_to_confirm_but_never_lowers_a_mode(policy: Any, w
         (lambda name, args: "yes", False, "'yes', not True"),
         (lambda name, args: 1, False, "1, not True"),
         (lambda name, args: 1 / 0, False, "raised ZeroDivisionError"),
-        (lambda name, args: time.sleep(0.5), False, "did not answer within 0.05 s"),
+        (lambda name, args: threading.Event().wait(5.0), False, "did not answer within 0.05 s"),
     ],
 )
 def test_only_an_explicit_true_in_time_is_a_yes(approver: Any, yes: bool, why: str) -> None:
@@ -142,6 +144,14 @@ def test_the_time_budget_uses_the_clock_it_is_given() -> None:
     budget = Budget(max_seconds=5.0, clock=lambda: now[0])
     now[0] = 105.0
     assert budget.next_request() == "time_budget" and budget.remaining() == 0.0
+
+
+def test_a_fake_clock_moves_only_when_advanced_and_never_backwards() -> None:
+    clock = FakeClock(10.0)
+    clock.advance(2.5)
+    assert clock() == clock() == 12.5
+    with pytest.raises(ValueError, match="backwards"):
+        clock.advance(-1.0)
 
 
 def test_the_fourth_identical_call_is_one_too_many_whatever_its_key_order() -> None:
@@ -283,12 +293,36 @@ def test_the_last_turn_of_the_step_budget_runs_nothing() -> None:
     assert (result.status, result.requests, len(result.executed)) == ("step_budget", 3, 2)
 
 
-def test_a_slow_model_is_cut_off_at_the_wall_clock_budget() -> None:
-    started = time.monotonic()
+@pytest.fixture
+def release() -> Iterator[threading.Event]:
+    """Set when the test ends: a model or approver waiting on it answers then (or after 10 s)."""
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+def test_a_slow_model_is_cut_off_at_the_wall_clock_budget_of_the_real_clock(release: threading.Event) -> None:
+    """The one real-time run: the model answers only after the test ends, the budget is 0.3 s."""
+    answered: list[bool] = []
+    slow = [("text", lambda results: release.wait(10.0) and answered.append(True) or "late")]
+    result = run_desk(slow, api="openai-sdk-chat", max_seconds=0.3)
+    assert (result.status, result.requests, answered) == ("time_budget", 1, [])
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_an_answer_after_the_budget_on_a_fake_clock_is_not_used(api: str) -> None:
+    clock = FakeClock()
+    slow = [("text", lambda results: clock.advance(5.0) or "late")]
+    result = run_desk(slow, api=api, max_seconds=1.0, clock=clock)
+    assert (result.status, result.requests, result.text) == ("time_budget", 1, "")
+
+
+def test_a_model_within_the_budget_of_a_fake_clock_is_answered() -> None:
+    clock = FakeClock()
     result = run_desk(
-        [("text", lambda results: time.sleep(2) or "late")], api="openai-sdk-chat", max_seconds=0.3
+        [("text", lambda results: clock.advance(0.9) or "ok")], api="chat", max_seconds=1.0, clock=clock
     )
-    assert (result.status, result.requests) == ("time_budget", 1) and time.monotonic() - started < 1.5
+    assert (result.status, result.text) == ("answered", "ok")
 
 
 @pytest.mark.parametrize("script", [[("text", "ok")], [("nonsense",)], [("calls", "not a list")], []])

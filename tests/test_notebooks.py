@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
+from nbclient import NotebookClient
 from nbgrader.api import Gradebook
 from nbgrader.validator import Validator
 
@@ -117,3 +119,32 @@ def test_stored_outputs_show_no_ports_addresses_or_tracebacks(name: str) -> None
     shown = json.dumps([cell.get("outputs", []) for cell in notebook.cells])
     for leak in ["127.0.0.1:", "localhost:", " at 0x", "Traceback (most recent call last)"]:
         assert leak not in shown, f"{name} shows {leak!r} in a stored output"
+
+
+# ---- the learners' versions: Run All goes through before anything is written ------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_stub_in_the_learners_version_names_its_exercise(name: str) -> None:
+    notebook = nbformat.read(LEARNERS / f"{name}.ipynb", as_version=4)
+    sources = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    stubs = re.findall(r"raise NotImplementedError\((.*)\)", sources)
+    named = r"'(Part [A-Z0-9]+: )?[\w.]+ is not written yet: [^']+'"
+    assert stubs and all(re.fullmatch(named, stub) for stub in stubs), stubs
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", NAMES)
+def test_run_all_in_the_learners_version_reaches_the_last_cell(name: str, tmp_path: Path) -> None:
+    """As in JupyterLab: a cell that fails stops Run All unless it is tagged raises-exception."""
+    notebook = nbformat.read(LEARNERS / f"{name}.ipynb", as_version=4)
+    folder = {"metadata": {"path": str(tmp_path)}}
+    client = NotebookClient(notebook, timeout=120, kernel_name="python3", resources=folder)
+    client.execute()  # raises CellExecutionError at the first failing cell without the tag
+    assert notebook.cells[-1].get("execution_count") is not None
+
+
+@pytest.mark.parametrize("name", NAMES[:-1])
+def test_no_notebook_before_the_last_calls_itself_the_last(name: str) -> None:
+    text = (GRADING / "source" / name / f"{name}.ipynb").read_text(encoding="utf-8")
+    assert "last notebook" not in text, f"{name} says it is the last notebook, but {NAMES[-1]} follows"

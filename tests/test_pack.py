@@ -11,8 +11,17 @@ import pytest
 
 from course_lib import pack
 from course_lib.adapters import APIS
-from course_lib.desk import CANARY, DeskResult
-from course_lib.pack import COUNTERS, SCENARIOS, PackReport, Scenario, render, run_pack
+from course_lib.desk import CANARY, DeskResult, FakeClock, run_desk
+from course_lib.pack import (
+    COUNTERS,
+    SCENARIOS,
+    PackReport,
+    PackTable,
+    Scenario,
+    render,
+    render_html,
+    run_pack,
+)
 
 SEED_FIVE = ("hallucinated_name", "truncated_json", "fifty_calls", "same_call_forever", "injection_ignore")
 
@@ -132,3 +141,47 @@ def test_a_result_the_pack_cannot_read_fails_its_row_without_stopping_the_pack()
 
     row = one_row(odd)
     assert (row.status, row.as_expected, row.landed) == ("unreadable result", False, True)
+
+
+# ---- time: every run has its own fake clock, so no verdict depends on how busy the machine is ------------
+
+
+def test_the_slow_model_advances_the_runs_clock_instead_of_sleeping() -> None:
+    slow, clock = next(s for s in SCENARIOS if s.name == "slow_model"), FakeClock()
+    result = run_desk(slow.steps(clock), api="chat", clock=clock, **slow.options)
+    assert (result.status, result.requests, clock() - FakeClock()()) == (
+        "time_budget",
+        1,
+        pack.SLOW_MODEL_SECONDS,
+    )
+
+
+def test_a_harness_that_ignores_the_packs_clock_fails_the_slow_model() -> None:
+    def wall_clock_only(script: Any, clock: Any, **options: Any) -> DeskResult:
+        return run_desk(script, **options)
+
+    row = one_row(wall_clock_only, "slow_model")
+    assert (row.status, row.as_expected) == ("answered", False)
+
+
+# ---- the notebook's table: HTML with failures in red, the plain text beside it ------------------------
+
+
+def test_the_html_table_has_a_row_per_scenario_policy_and_counter_and_no_red(report: PackReport) -> None:
+    text = render_html(report)
+    assert text.count("<tr>") == 3 + len(SCENARIOS) + len(report.scores) + len(COUNTERS)
+    assert pack.FAILED_STYLE not in text and "FAIL" not in text
+
+
+def test_a_failing_row_is_red_in_the_html_table() -> None:
+    def broken(script: Any, **options: Any) -> DeskResult:
+        raise RuntimeError("oops")
+
+    refund = next(s for s in SCENARIOS if s.name == "refund")
+    text = render_html(run_pack(broken, scenarios=[refund], apis=("chat",), policies=()))
+    assert f'<td style="{pack.FAILED_STYLE}">FAIL</td>' in text and "0 exception !" in text
+
+
+def test_a_notebook_shows_the_html_table_with_the_plain_text_beside_it(report: PackReport) -> None:
+    bundle = PackTable(report)._repr_mimebundle_()
+    assert bundle == {"text/plain": render(report), "text/html": render_html(report)}

@@ -2,7 +2,7 @@
 
 - `data`: the data set, its four tools and their business rules (`CANARY`, `READ_TOOLS`, `WRITE_TOOLS`);
 - `policy`: the policy table (auto, confirm, never) and the approver;
-- `budget`: requests, wall-clock seconds and identical repeated calls;
+- `budget`: requests, wall-clock seconds (on an injectable clock) and identical repeated calls;
 - `audit`: one entry per proposed call, secrets redacted;
 - `taint`: writes carrying values that came from tool output;
 - `harness`: `run_desk`, the loop that puts them together.
@@ -11,7 +11,7 @@
 """
 
 from course_lib.desk.audit import REDACTED, audit_entry, audit_lines, clean, find_secrets, redact, write_audit
-from course_lib.desk.budget import Budget, canonical
+from course_lib.desk.budget import Budget, FakeClock, canonical
 from course_lib.desk.data import (
     AUTO_REFUND_LIMIT_CENTS,
     CANARY,
@@ -65,6 +65,7 @@ __all__ = [
     "Approver",
     "Budget",
     "DeskResult",
+    "FakeClock",
     "Policy",
     "Taint",
     "ask_approver",

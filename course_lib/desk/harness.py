@@ -12,12 +12,14 @@ handles each proposed call in a fixed order, writing one audit entry per call:
    carries tainted values or would pass the refund limit, asks the approver about the exact arguments;
 7. run, and hand the model the result with secrets redacted.
 
-It never raises (except KeyboardInterrupt): whatever breaks ends the run as "model_error" with a reason.
+A model's answer that arrives after the wall-clock budget ran out is not used: the run ends as
+"time_budget". It never raises (except KeyboardInterrupt): whatever breaks ends the run as "model_error" with a reason.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -101,12 +103,17 @@ def run_desk(
     max_repeats: int = 3,
     approver_timeout: float = APPROVER_TIMEOUT_SECONDS,
     max_calls_per_turn: int = MAX_CALLS_PER_TURN,
+    clock: Callable[[], float] = time.monotonic,
 ) -> DeskResult:
-    """Run the support desk for one request against a scripted model over `api`; never raises."""
+    """Run the support desk for one request against a scripted model over `api`; never raises.
+
+    `clock` measures the wall-clock budget (a test or the pack passes a FakeClock: see `budget`).
+    """
     result = DeskResult()
     try:
+        budget = Budget(max_steps, max_seconds, max_repeats, clock)
         desk = _Desk(result, api, user_text, DEFAULT_POLICY if policy is None else policy, approver,
-                     Budget(max_steps, max_seconds, max_repeats), approver_timeout, max_calls_per_turn)  # fmt: skip
+                     budget, approver_timeout, max_calls_per_turn)  # fmt: skip
         desk.run(script)
     except KeyboardInterrupt:
         raise
@@ -182,12 +189,17 @@ class _Desk:
         timeout = self.budget.remaining()
         try:
             if results is None:
-                return client.start(self.user_text, timeout=timeout)
-            return client.reply(results, timeout=timeout)
+                turn = client.start(self.user_text, timeout=timeout)
+            else:
+                turn = client.reply(results, timeout=timeout)
         except (ModelHTTPError, ModelTurnError) as error:
             late = self.budget.remaining() < 0.1  # a request cut off by the wall-clock budget
             _stop(self.result, "time_budget" if late else "model_error", str(error))
             return None
+        if self.budget.out_of_time():  # an answer that came after the budget ran out is not used
+            _stop(self.result, "time_budget", "the model answered after the wall-clock budget ran out")
+            return None
+        return turn
 
     def _handle_turn(self, turn: list[Item]) -> list[ToolResult]:
         if self.budget.steps_left() == 0:  # nobody would read the results: run nothing

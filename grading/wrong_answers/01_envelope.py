@@ -226,6 +226,24 @@ WRONG_ANSWERS = [
         ("test_chat_message_to_envelopes_calls",),
     ),
     WrongAnswer(
+        PARSE,
+        "checks extra keys before missing ones: with both, the missing keys go unnamed",
+        splice(
+            _PARSE_OK,
+            (
+                "    missing = [key for key in allowed[kind] if key not in raw]\n"
+                '    if missing:\n        raise EnvelopeError("missing: " + ", ".join(missing))\n'
+                "    extra = [key for key in raw if key not in allowed[kind]]\n"
+                '    if extra:\n        raise EnvelopeError("unexpected: " + ", ".join(extra))\n',
+                "    extra = [key for key in raw if key not in allowed[kind]]\n"
+                '    if extra:\n        raise EnvelopeError("unexpected: " + ", ".join(extra))\n'
+                "    missing = [key for key in allowed[kind] if key not in raw]\n"
+                '    if missing:\n        raise EnvelopeError("missing: " + ", ".join(missing))\n',
+            ),
+        ),
+        ("test_parse_envelope_messages",),
+    ),
+    WrongAnswer(
         ADAPTER,
         "lets json.JSONDecodeError escape instead of raising EnvelopeError",
         splice(_ADAPTER_OK, ("        except json.JSONDecodeError:\n", "        except EnvelopeError:\n")),

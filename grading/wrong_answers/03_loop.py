@@ -91,6 +91,9 @@ def responses_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm
     raise MaxStepsExceeded(f"gave up after {max_steps} requests", trace)
 '''
 
+_ADD_PART = '                            text += part["text"]\n'
+"""The line of _RESPONSES_OK that adds one output_text part to the final text."""
+
 _COUNT_OK = """
 requests_parallel = 3
 requests_one_per_turn = 6
@@ -241,6 +244,18 @@ WRONG_ANSWERS = [
             ("for function_call in function_calls:", "for function_call in function_calls[:1]:"),
         ),
         ("test_responses_loop_parallel",),
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "returns only the first output_text part of each message item",
+        splice(_RESPONSES_OK, (_ADD_PART, _ADD_PART + "                            break\n")),
+        ("test_responses_loop_zero_calls",),
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "returns the text of the first message item only, dropping the later ones",
+        splice(_RESPONSES_OK, (_ADD_PART, _ADD_PART + "                    return text, trace\n")),
+        ("test_responses_loop_zero_calls",),
     ),
     WrongAnswer(
         RESPONSES,

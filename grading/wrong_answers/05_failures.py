@@ -55,7 +55,10 @@ def check_args(value, schema, path="$"):
     out = []
     if "enum" in schema:
         if not any(equal(value, option) for option in schema["enum"]):
-            out.append(f"{path}: {value!r} is not one of {schema['enum']}")
+            shown = repr(value)
+            if len(shown) > 100:
+                shown = shown[:97] + "..."
+            out.append(f"{path}: {shown} is not one of {schema['enum']}")
     if type(value) is dict:
         out += [f"{path}.{k}: missing required argument" for k in schema.get("required", []) if k not in value]
         props = schema.get("properties", {})
@@ -80,7 +83,7 @@ _RUN_OK = '''
 def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):
     """A correct answer, to splice mistakes into."""
     def reply(**fields):
-        return json.dumps(fields)
+        return json.dumps(fields, allow_nan=False)
 
     names = [n for n in offered if isinstance(n, str)]
     if not isinstance(name, str) or name not in names or name not in toolbox:
@@ -135,6 +138,15 @@ _SCHEMA_BLOCK = """    problems = check_args(arguments, tool.parameters)
 
 WRONG_ANSWERS = [
     # ---- Part A: check_args ----------------------------------------------------------------------------
+    WrongAnswer(
+        CHECK,
+        "echoes a long enum value whole instead of shortening it to 97 characters and ...",
+        splice(
+            _CHECK_OK,
+            ('            if len(shown) > 100:\n                shown = shown[:97] + "..."\n', ""),
+        ),
+        ("test_check_args_enum",),
+    ),
     WrongAnswer(
         CHECK,
         "isinstance(v, int) for integer and number: True passes as 1",
@@ -282,6 +294,12 @@ WRONG_ANSWERS = [
         ("test_tighten_average",),
     ),
     # ---- Part B: run_tool_call -----------------------------------------------------------------------------
+    WrongAnswer(
+        RUN,
+        "json.dumps without allow_nan=False: a NaN or Infinity result goes to the model as NaN, which is not JSON",
+        splice(_RUN_OK, ("return json.dumps(fields, allow_nan=False)", "return json.dumps(fields)")),
+        ("test_run_tool_call_unexpected",),
+    ),
     WrongAnswer(
         RUN,
         "checks only that the tool is registered, so a tool the request did not offer runs",

@@ -37,7 +37,7 @@ def safe_arithmetic(expression):
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise ToolError("expression too long")
     try:
-        root = ast.parse(expression, mode="eval").body
+        root = ast.parse(expression.strip(), mode="eval").body
     except (SyntaxError, ValueError):
         raise ToolError("not an arithmetic expression") from None
     except (RecursionError, MemoryError):
@@ -88,6 +88,14 @@ def _policy(rules: dict[str, str]) -> str:
 
 
 WRONG_ANSWERS = [
+    WrongAnswer(
+        SAFE,
+        "parses the expression unstripped: a leading space is an unexpected indent, so ' 1 + 2' is refused",
+        splice(
+            _SAFE_OK, ('ast.parse(expression.strip(), mode="eval")', 'ast.parse(expression, mode="eval")')
+        ),
+        ("test_safe_arithmetic_allowed",),
+    ),
     WrongAnswer(
         SAFE,
         "imports the library's safe_arithmetic instead of writing one",

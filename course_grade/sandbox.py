@@ -1,0 +1,177 @@
+"""An OS sandbox for one learner's code: Linux namespaces and rlimits, from util-linux's `unshare` and `setpriv`.
+
+`wrap(argv, writable, readable, hidden)` returns a command that runs `argv` so that:
+
+- it has a PID namespace of its own: every process it starts dies when it ends, and it sees no other process;
+- it has a network namespace of its own with loopback only: no host port, no classmate's kernel, no network;
+- it sees the filesystem with the folders where other people's files live (/tmp, /work, /home, /root, /run,
+  /dev/shm, /mnt, /srv, /media, /var/tmp and every `hidden` path) replaced by empty private folders, except
+  `writable` (read-write, owned by the sandbox user) and this Python, its environment, `course_lib` and
+  `readable` (read-only);
+- it runs as an unprivileged user of its own that no account has (or, when not started as root, as root of a
+  user namespace) with no capabilities and no way to gain any, under limits on memory, processes, file size
+  and open files.
+
+`available()` says whether this machine can do it (Linux, util-linux, and root or user namespaces).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+HIDDEN = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/work", "/home", "/root", "/mnt", "/srv", "/media")
+"""Folders replaced by empty private ones: where other users, jobs and courses keep their files."""
+
+USERS = (200_000, 100_000)
+"""(first, how many): when root starts the sandbox, the command runs as a user and group of this range that
+no account has, one per writable folder, so that two sandboxes share no process limit and cannot signal
+each other."""
+
+LIMITS = {
+    "--as": 6 * 2**30,  # bytes of address space (a kernel with its threads maps about 1 GiB)
+    "--nproc": 512,  # processes of the sandbox user, all sandboxes together
+    "--fsize": 256 * 2**20,  # bytes of the largest file it may write
+    "--nofile": 1024,
+    "--core": 0,
+}
+"""prlimit's limits for the sandboxed command."""
+
+LOOPBACK_UP = (
+    "import fcntl,socket,struct;"
+    "fcntl.ioctl(socket.socket(),0x8914,struct.pack('16sh',b'lo',0x41))"  # SIOCSIFFLAGS: IFF_UP|IFF_RUNNING
+)
+
+
+class SandboxUnavailable(RuntimeError):
+    """This machine cannot run the sandbox (not Linux, no util-linux, or namespaces not allowed)."""
+
+
+def _tools() -> dict[str, str] | None:
+    """Paths of the util-linux tools the sandbox needs, or None if one is missing."""
+    found = {name: shutil.which(name) for name in ("unshare", "setpriv", "prlimit", "mount", "sh")}
+    return None if None in found.values() else {k: str(v) for k, v in found.items()}
+
+
+def _as_root() -> bool:
+    """True if this process runs as root (the sandbox user is then `nobody`, without a user namespace)."""
+    return os.geteuid() == 0
+
+
+@functools.cache
+def available() -> bool:
+    """True if this machine can run commands in the sandbox (checked once, by trying it)."""
+    if not sys.platform.startswith("linux") or _tools() is None:
+        return False
+    try:
+        done = subprocess.run(
+            wrap([sys.executable, "-I", "-S", "-c", "pass"], writable=[]),
+            capture_output=True, timeout=60, cwd="/",
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def why_unavailable() -> str:
+    """One sentence on why `available()` is False (for the summary and `--sandbox on`)."""
+    if not sys.platform.startswith("linux"):
+        return f"it needs Linux namespaces, and this is {sys.platform}"
+    if _tools() is None:
+        return "it needs util-linux's unshare, setpriv and prlimit, and one of them is missing"
+    mode = "" if _as_root() else " (not root: user namespaces must be allowed)"
+    return f"this kernel refused to create the namespaces{mode}"
+
+
+def environment_paths() -> list[Path]:
+    """What a Python of this environment needs to read: its prefixes and `course_lib` (not the rest of sys.path,
+    which may hold the repository or the course)."""
+    paths = [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
+    paths.append(str(Path(sys.executable).resolve().parent))
+    spec = importlib.util.find_spec("course_lib")
+    if spec is not None and spec.submodule_search_locations:
+        paths += list(spec.submodule_search_locations)
+    return [Path(p) for p in paths if p and Path(p).is_dir()]
+
+
+def _outermost(paths: Sequence[Path]) -> list[Path]:
+    """The paths, resolved, without any that lies inside another one of them."""
+    resolved = sorted({path.resolve() for path in paths}, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for path in resolved:
+        if not any(path == outer or outer in path.parents for outer in kept):
+            kept.append(path)
+    return kept
+
+
+def wrap(
+    argv: Sequence[str],
+    writable: Sequence[Path],
+    readable: Sequence[Path] = (),
+    hidden: Sequence[Path] = (),
+    cwd: Path | None = None,
+) -> list[str]:
+    """The command running `argv` in the sandbox: only `writable` writable, `readable` and Python read-only.
+
+    `hidden` adds folders to hide (the course directory, the run's scratch folder); a writable or readable
+    folder inside a hidden one is still reachable. The command starts in `cwd` (default: the first writable
+    folder, else /). The caller's environment variables pass through; HOME and TMPDIR are a private /tmp.
+    """
+    tools = _tools()
+    if tools is None:
+        raise SandboxUnavailable(why_unavailable())
+    write = [Path(p).resolve() for p in writable]
+    read = [p for p in _outermost([*environment_paths(), *readable]) if p not in write]
+    cover = [p for p in _outermost([*map(Path, HIDDEN), *hidden]) if p.is_dir()]
+    start = Path(cwd).resolve() if cwd is not None else (write[0] if write else Path("/"))
+    user = USERS[0] + zlib.crc32(str(write[0] if write else start).encode()) % USERS[1]
+    lines = ["set -e", "mount --make-rprivate /"]
+    shown = [(path, "ro") for path in read] + [(path, "rw") for path in write]
+    shown.sort(key=lambda item: len(item[0].parts))  # a folder before what lies inside it
+    for number, (path, _) in enumerate(shown, start=3):
+        lines.append(f"exec {number}<{shlex.quote(str(path))}")
+    for folder in cover:
+        lines.append(f"mount -t tmpfs -o mode=0755,size=256m,nosuid,nodev tmpfs {shlex.quote(str(folder))}")
+    for shared in ("/tmp", "/dev/shm", "/var/tmp"):
+        if Path(shared) in cover:
+            lines.append(f"chmod 1777 {shared}")
+    for number, (path, mode) in enumerate(shown, start=3):
+        target = shlex.quote(str(path))
+        lines.append(f"mkdir -p {target}")
+        lines.append(f"mount -c --rbind /proc/self/fd/{number} {target}")
+        if mode == "ro":
+            lines.append(f"mount -c -o remount,bind,ro,nosuid,nodev {target}")
+        elif _as_root():
+            lines.append(f"chown -R {user}:{user} {target}")
+        lines.append(f"exec {number}<&-")
+    lines.append(f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(LOOPBACK_UP)}")
+    lines.append(f"cd {shlex.quote(str(start))}")
+    lines.append("export HOME=/tmp TMPDIR=/tmp")
+    limits = [f"{name}={value}" for name, value in LIMITS.items()]
+    privileges = ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    if _as_root():
+        privileges = [f"--reuid={user}", f"--regid={user}", "--clear-groups", *privileges]
+    lines.append(
+        f'exec {tools["prlimit"]} {" ".join(limits)} -- {tools["setpriv"]} {" ".join(privileges)} -- "$@"'
+    )
+    namespaces = [
+        "--pid",
+        "--fork",
+        "--kill-child=SIGKILL",
+        "--mount-proc",
+        "--net",
+        "--mount",
+        "--ipc",
+        "--uts",
+    ]
+    if not _as_root():
+        namespaces = ["--user", "--map-root-user", *namespaces]
+    return [tools["unshare"], *namespaces, "--", tools["sh"], "-c", "\n".join(lines), "sandbox", *argv]

@@ -1,0 +1,100 @@
+"""course_grade.sandbox on its own: what a command run by `wrap` can see, write, reach and leave behind."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+from course_grade import sandbox
+from course_grade.cli import main, parser
+from course_grade.summary import UNSANDBOXED, UNTRUSTED, Outcome, render
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the sandbox is made of Linux namespaces"
+)
+
+
+def _run(tmp_path: Path, code: str) -> subprocess.CompletedProcess[str]:
+    """Run Python `code` in the sandbox with `tmp_path/work` writable."""
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    command = sandbox.wrap([sys.executable, "-c", code], writable=[work])
+    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+
+def test_this_machine_can_run_the_sandbox() -> None:
+    assert sandbox.available(), sandbox.why_unavailable()
+
+
+def test_the_writable_folder_is_the_only_folder_of_tmp_in_view(tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_text("a classmate's notebook")
+    done = _run(tmp_path, "import os; print(sorted(os.listdir('..')), os.path.exists('../secret.txt'))")
+    assert done.stdout.split() == ["['work']", "False"], done.stderr
+
+
+def test_the_writable_folder_is_writable_and_python_is_not(tmp_path: Path) -> None:
+    code = f"open('mine.txt', 'w').write('ok')\ntry:\n    open({sys.prefix!r} + '/x', 'w')\nexcept OSError as e:\n"
+    done = _run(tmp_path, code + "    print(type(e).__name__)")
+    assert done.stdout.strip() in ("PermissionError", "OSError") and (tmp_path / "work" / "mine.txt").exists()
+
+
+def test_every_process_dies_with_the_command(tmp_path: Path) -> None:
+    marker = "600.0713"
+    start = f"subprocess.Popen(['sleep', '{marker}'], start_new_session=True)"
+    code = f"import subprocess\nfor _ in range(50):\n    {start}"
+    assert _run(tmp_path, code).returncode == 0
+    survivors = [p for p in psutil.process_iter(["cmdline"]) if marker in " ".join(p.info["cmdline"] or [])]
+    assert survivors == []
+
+
+def test_a_host_port_on_loopback_is_out_of_reach_and_its_own_loopback_works(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        code = (
+            "import socket\ns = socket.create_server(('127.0.0.1', 0))\n"
+            "socket.create_connection(s.getsockname()).close()\nprint('own loopback works')\n"
+            f"socket.create_connection(('127.0.0.1', {port}), timeout=2)"
+        )
+        done = _run(tmp_path, code)
+    assert "own loopback works" in done.stdout and "ConnectionRefusedError" in done.stderr
+
+
+def test_the_command_has_no_capability_and_cannot_see_other_processes(tmp_path: Path) -> None:
+    code = "import os\nprint(os.getuid() != 0, open('/proc/self/status').read().split('CapEff:')[1].split()[0])\n"
+    done = _run(tmp_path, code + "print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))")
+    lines = done.stdout.splitlines()
+    assert lines[:1] == ["True 0000000000000000"] and lines[1] == "[1]", done.stderr
+
+
+def test_a_file_larger_than_the_limit_cannot_be_written(tmp_path: Path) -> None:
+    chunks = sandbox.LIMITS["--fsize"] // 2**20 + 1
+    done = _run(tmp_path, f"big = open('big', 'wb')\nfor _ in range({chunks}):\n    big.write(bytes(2**20))")
+    assert "File too large" in done.stderr
+
+
+def test_sandbox_on_stops_with_the_reason_where_it_is_unavailable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sandbox, "available", lambda: False)
+    assert main(["export", "--sandbox", "on"]) == 1
+    assert "the OS sandbox is not available here" in capsys.readouterr().err
+
+
+def test_a_summary_of_a_run_without_the_sandbox_says_so_first_and_last() -> None:
+    lines = render([Outcome("ann", "a1", 1.0, 2.0)], sandboxed=False).splitlines()
+    assert lines[1] == lines[-1] == UNSANDBOXED
+
+
+def test_a_summary_of_a_run_without_the_trusted_checks_says_so_first_and_last() -> None:
+    lines = render([Outcome("ann", "a1", 1.0, 2.0)], trusted=False).splitlines()
+    assert lines[1] == lines[-1] == UNTRUSTED
+
+
+def test_the_trusted_checks_are_on_unless_switched_off() -> None:
+    assert getattr(parser().parse_args(["export"]), "trusted_checks", True) is True
+    assert parser().parse_args(["export", "--no-trusted-checks"]).trusted_checks is False
