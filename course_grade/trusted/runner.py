@@ -324,6 +324,24 @@ class _Run:
                     raise
                 self._start()
 
+    @contextlib.contextmanager
+    def _relaying_new_stand_ins(self) -> Iterator[None]:
+        """While a test cell runs, every stand-in it starts (a StandIn subclass of its own, say) is relayed."""
+        from course_lib.standin import StandIn
+
+        started = StandIn.__init__
+        learner = self.learner
+
+        def relayed(server: StandIn, *args: Any, **kwargs: Any) -> None:
+            started(server, *args, **kwargs)
+            learner.relay_more(server.port)
+
+        StandIn.__init__ = relayed  # type: ignore[method-assign,assignment]
+        try:
+            yield
+        finally:
+            StandIn.__init__ = started  # type: ignore[method-assign]
+
     def _bind(self, loaded: Loaded) -> None:
         """Bind the learner's graded names in the trusted namespace (as they are after its latest cells)."""
         shadows = shadow_functions(
@@ -426,7 +444,7 @@ class _Run:
         self.learner.endpoint.deadline = time.monotonic() + self.cell_seconds
         errors = io.StringIO()
         try:
-            with _quiet(errors):
+            with _quiet(errors), self._relaying_new_stand_ins():
                 exec(compile(text, f"<{grade_id}>", "exec"), self.namespace)
         except PeerFailure as error:
             reason = self.learner.why_not() if not self.learner.alive else str(error)

@@ -97,13 +97,22 @@ class LearnerProcess:
         self.endpoint = Endpoint(
             self.process.stdout.fileno(), self.process.stdin.fileno(), strict=True, timeout=LOAD_SECONDS
         )
-        self.endpoint.handlers["http"] = lambda message: answer(message, relay, self.call_seconds)
+        self.relayed = list(relay)
+        """The trusted side's ports the learner may reach through the relay (`relay_more` adds to it)."""
+        self.endpoint.handlers["http"] = lambda message: answer(message, self.relayed, self.call_seconds)
         self.endpoint.start()
         reply = self.endpoint.request(
             {"op": "start", "names": names, "references": references, "relay": list(relay)}
         )
         self.endpoint.timeout = self.call_seconds
         return self._loaded(reply)
+
+    def relay_more(self, port: int) -> None:
+        """Relay one more stand-in port to the learner's process (started by a test cell, after it)."""
+        if self.endpoint is None or port in self.relayed:
+            return
+        self.relayed.append(port)
+        self.ask("relay", ports=[port])
 
     def load(self, cells: list[str], cell_seconds: float) -> Loaded:
         """Run cells in the learner's namespace, each interrupted after `cell_seconds`; the names after them."""
