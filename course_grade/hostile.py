@@ -302,7 +302,7 @@ def _own_work_cases(
         return []
     cases = []
     for student, (what, route) in ROUTES.items():
-        kinds = ("possible-tampering", "review") if route == "rebound" else ("review",)
+        kinds = ("flagged", "possible-tampering", "review") if route == "rebound" else ("flagged", "review")
         code = bypass(route, function, module)
         cases.append(
             (Case(student, what, "second", kinds), notebook(_edit(instructor, first, _replace(code))))

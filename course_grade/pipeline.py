@@ -8,6 +8,7 @@ each autograded submission in the gradebook as its result arrives.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -31,6 +32,7 @@ from course_grade.notebooks import read
 from course_grade.pool import Pool
 from course_grade.problems import KINDS, REVIEW, Note, NotebookDefinition, load_notes, save_notes
 from course_grade.summary import Outcome
+from course_grade.trusted.grading import apply_verdicts
 from course_grade.workers import (
     AutogradeJob,
     AutogradeResult,
@@ -155,6 +157,8 @@ class Pipeline:
         """Write one result: grades to the gradebook, autograded notebooks and notes to the course."""
         student, assignment = result.grades.student, result.grades.assignment
         grades = rescore(result.grades, result.notebooks, self._definitions.get(assignment, []))
+        grades, disagreements = apply_verdicts(grades, result.verdicts)
+        result = dataclasses.replace(result, notes=(*result.notes, *disagreements))
         record(gradebook, grades)
         folder = self.course.folder("autograded", student, assignment)
         remove_tree(folder)

@@ -13,6 +13,7 @@ reading the gradebook (no worker writes to it). The configuration comes with the
 from __future__ import annotations
 
 import copy
+import dataclasses
 import glob
 import json
 import os
@@ -46,7 +47,8 @@ from course_grade.hardened import (
     SafeOverwriteCells,
 )
 from course_grade.problems import Note, execution_notes, inspect_submission
-from course_grade.trusted.grading import trusted_grades
+from course_grade.trusted.grading import trusted_verdicts
+from course_grade.trusted.runner import NotebookVerdict
 from course_grade.trusted.session import Wrap, identity
 
 READY = "ready"
@@ -93,6 +95,8 @@ class AutogradeResult:
     """notebook name -> the autograded notebook nbgrader wrote."""
     seconds: float = 0.0
     """Time spent in the worker."""
+    verdicts: tuple[NotebookVerdict, ...] = ()
+    """The trusted checks' verdicts, applied by the parent to the scores it recomputes from `notebooks`."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,7 @@ class AutogradeJob:
             result = _autograde(self, settings, scratch)
         finally:
             remove_tree(scratch)
-        return AutogradeResult(result.grades, result.notes, result.notebooks, time.perf_counter() - start)
+        return dataclasses.replace(result, seconds=time.perf_counter() - start)
 
     def failed(self, reason: str) -> AutogradeResult:
         """The result when the submission could not be graded at all: every notebook scores 0."""
@@ -207,8 +211,8 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     source = real.folder("source", assignment=job.assignment)
     if settings.trusted_checks:
         wrap = _trusted_wrap(settings, scratch) if settings.sandbox else identity
-        grades, found = trusted_grades(grades, source, as_submitted, wrap, scratch, timeout)
-        notes += found
+        verdicts = trusted_verdicts(grades, source, as_submitted, wrap, scratch, timeout)
+        return AutogradeResult(grades, tuple(notes), notebooks, verdicts=verdicts)
     return AutogradeResult(grades, tuple(notes), notebooks)
 
 

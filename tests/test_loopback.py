@@ -55,9 +55,11 @@ def proxy(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProxy]:
 
 
 def test_the_fake_proxy_gets_loopback_traffic_without_the_bypass(proxy: FakeProxy) -> None:
-    """The control: without loopback in no_proxy, urllib sends a stand-in request to the proxy."""
+    """The control: without loopback in no_proxy, urllib sends a stand-in request to the proxy.
+
+    A fresh opener, since `urlopen`'s global one keeps the proxies of the environment it first saw."""
     with StandIn([("text", "hi")]) as server, pytest.raises((urllib.error.URLError, ConnectionError)):
-        urllib.request.urlopen(server.root + "/v1/models", timeout=5)
+        urllib.request.build_opener().open(server.root + "/v1/models", timeout=5)
     assert proxy.connections == 1
 
 

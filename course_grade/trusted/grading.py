@@ -47,20 +47,20 @@ def reconcile(grades: NotebookGrades, verdict: NotebookVerdict) -> tuple[Noteboo
     return dataclasses.replace(grades, scores=scores), notes
 
 
-def trusted_grades(
+def trusted_verdicts(
     grades: SubmissionGrades,
     source: Path,
     submitted: Mapping[str, bytes],
     wrap: Wrap = identity,
     scratch: Path | None = None,
     cell_seconds: float = LEARNER_CELL_SECONDS,
-) -> tuple[SubmissionGrades, list[Note]]:
+) -> tuple[NotebookVerdict, ...]:
     """Run the trusted checks of each graded notebook: the instructor's in `source`, the learner's as submitted.
 
     `submitted` maps notebook name -> the submitted file's bytes, read before nbgrader ran the learner's code;
     `cell_seconds` is how long one of the learner's cells may run (the course's nbgrader timeout).
     """
-    notebooks, notes = [], []
+    verdicts = []
     for graded in grades.notebooks:
         try:
             instructor = json.loads((source / f"{graded.name}.ipynb").read_text(encoding="utf-8"))
@@ -81,7 +81,34 @@ def trusted_grades(
                     for grade_id in graded.scores
                 ),
             )
+        verdicts.append(verdict)
+    return tuple(verdicts)
+
+
+def apply_verdicts(
+    grades: SubmissionGrades, verdicts: tuple[NotebookVerdict, ...]
+) -> tuple[SubmissionGrades, list[Note]]:
+    """The scores to record (nbgrader's, with the verdicts applied) and the notes on every disagreement."""
+    by_name = {verdict.name: verdict for verdict in verdicts}
+    notebooks, notes = [], []
+    for graded in grades.notebooks:
+        verdict = by_name.get(graded.name)
+        if verdict is None:
+            notebooks.append(graded)
+            continue
         applied, found = reconcile(graded, verdict)
         notebooks.append(applied)
         notes += found
     return dataclasses.replace(grades, notebooks=tuple(notebooks)), notes
+
+
+def trusted_grades(
+    grades: SubmissionGrades,
+    source: Path,
+    submitted: Mapping[str, bytes],
+    wrap: Wrap = identity,
+    scratch: Path | None = None,
+    cell_seconds: float = LEARNER_CELL_SECONDS,
+) -> tuple[SubmissionGrades, list[Note]]:
+    """`trusted_verdicts` then `apply_verdicts`, in one process (the pipeline applies them after rescoring)."""
+    return apply_verdicts(grades, trusted_verdicts(grades, source, submitted, wrap, scratch, cell_seconds))
