@@ -1,6 +1,6 @@
 """Trusted verdicts: the instructor's tests run in the grader's process, the learner's code in its own.
 
-After nbgrader has graded a submission, `trusted_grades` runs every covered test cell again: the learner's
+After nbgrader has graded a submission, `trusted_verdicts` runs every covered test cell again: the learner's
 code (its solution cells and other code, with the instructor's read-only cells restored and the tests left
 out) runs in a separate process started from a clean environment (optionally inside the sandbox, through
 `wrap`), and the instructor's test cells, taken from the instructor's source notebook, run in this process,
@@ -24,6 +24,7 @@ keep nbgrader's score alone (none today); a learner class's own-work check reads
 source and the learner's report, but not its methods' default values.
 
 The learner's process imports this package: keep it free of imports (nbgrader takes seconds to load).
-Public API: `course_grade.trusted.grading.trusted_grades` (what the pipeline calls), `reconcile`,
+Public API: `course_grade.trusted.grading.trusted_verdicts` (the worker calls it) and `apply_verdicts`
+(the parent, after rescoring), `reconcile`,
 `course_grade.trusted.runner.check_notebook`, `course_grade.trusted.session.Wrap`.
 """

@@ -1,7 +1,8 @@
 """Trusted verdicts applied to nbgrader's scores: a cell keeps its points only when both agree.
 
-`trusted_grades` runs the trusted checks of every autograded notebook of a submission and returns the
-scores to record with the notes to show. A cell nbgrader passed and the trusted check failed scores 0 and
+`trusted_verdicts` runs the trusted checks of every autograded notebook of a submission (in the worker);
+`apply_verdicts` applies them to the scores the parent recomputed from the returned notebooks, with the notes
+to show. A cell nbgrader passed and the trusted check failed scores 0 and
 is noted "possible tampering" for manual review (the trusted verdict wins); a cell nbgrader failed keeps its
 0 whatever the trusted check says. Cells without a trusted verdict (see `coverage`) keep nbgrader's score.
 """
@@ -100,15 +101,3 @@ def apply_verdicts(
         notebooks.append(applied)
         notes += found
     return dataclasses.replace(grades, notebooks=tuple(notebooks)), notes
-
-
-def trusted_grades(
-    grades: SubmissionGrades,
-    source: Path,
-    submitted: Mapping[str, bytes],
-    wrap: Wrap = identity,
-    scratch: Path | None = None,
-    cell_seconds: float = LEARNER_CELL_SECONDS,
-) -> tuple[SubmissionGrades, list[Note]]:
-    """`trusted_verdicts` then `apply_verdicts`, in one process (the pipeline applies them after rescoring)."""
-    return apply_verdicts(grades, trusted_verdicts(grades, source, submitted, wrap, scratch, cell_seconds))
