@@ -1,16 +1,23 @@
-"""The kernel manager grading uses: the learner's kernel without nbgrader's marker, in the sandbox if asked.
+"""The kernel managers grading and the tests use: ipc sockets, no nbgrader marker, the sandbox if asked.
+
+`IpcKernelManager` talks to its kernel over ZMQ's `ipc` transport, through socket files in a folder of its
+own: there is no TCP port to reach, and none to race for. (A TCP kernel's ports are chosen free, closed,
+then bound again by the kernel; a kernel started at the same moment can take one in between, and the
+loser hangs in its exit handler until its client's minute-long start-up timeout.)
 
 nbgrader sets `NBGRADER_EXECUTION=autograde` in the grader's environment while it executes a notebook, so
 that the kernel inherits it; a submission can test it to behave one way for its learner and another for
 the grader. `GradingKernelManager` removes it from the kernel's environment. With `sandboxed`, the kernel
 runs inside `course_grade.sandbox` (its own PID and network namespaces, its notebook's folder the only one
-it can write) and talks to the grader over ZMQ's `ipc` transport, through socket files in `runtime`:
-there is no TCP port for anyone to reach, and no connection file anywhere another kernel can read.
-Interrupts and kills reach it as they reach any kernel: jupyter_client signals its process group.
+it can write), its socket folder is the job's own `runtime`, and no connection file is anywhere another
+kernel can read. Interrupts and kills reach it as they reach any kernel: jupyter_client signals its
+process group.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
@@ -24,26 +31,46 @@ STRIPPED = ("NBGRADER_EXECUTION",)
 """Environment variables the kernel never sees."""
 
 
-class GradingKernelManager(AsyncKernelManager):
+class IpcKernelManager(AsyncKernelManager):
+    """A kernel reached through ipc socket files in a private folder: `runtime`, or a new temporary one."""
+
+    runtime = Unicode(
+        "", help="Folder of the connection file and ipc sockets: short (a socket path has ~100 bytes)."
+    ).tag(config=True)
+    _made: str = ""
+
+    async def _async_pre_start_kernel(self, **kw: Any) -> Any:
+        """Point the connection at ipc sockets in the folder before the connection file is written."""
+        if self.runtime:
+            folder = Path(self.runtime)
+            folder.mkdir(parents=True, exist_ok=True)
+        else:
+            folder = Path(self._made or tempfile.mkdtemp(prefix="kernel-"))  # mode 0700: this user only
+            self._made = str(folder)
+        name = uuid.uuid4().hex[:8]
+        self.transport = "ipc"
+        self.connection_file = str(folder / f"{name}.json")
+        self.ip = str(folder / name)
+        return await super()._async_pre_start_kernel(**kw)
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        """Remove the sockets, and the folder if this manager made it."""
+        await super()._async_cleanup_resources(restart=restart)
+        if self._made and not restart:
+            shutil.rmtree(self._made, ignore_errors=True)
+            self._made = ""
+
+
+class GradingKernelManager(IpcKernelManager):
     """A kernel manager that starts the kernel without nbgrader's marker, optionally in the sandbox."""
 
     sandboxed = Bool(False, help="Run the kernel in course_grade.sandbox.").tag(config=True)
-    runtime = Unicode(
-        "", help="Folder of the connection file and ipc sockets (sandboxed only): short, and the job's own."
-    ).tag(config=True)
     hidden = List(Unicode(), help="More folders the sandboxed kernel must not see.").tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw: Any) -> Any:
-        """Point the connection at ipc sockets in `runtime` before nbgrader's launcher writes it."""
-        if self.sandboxed:
-            if not self.runtime:
-                raise sandbox.SandboxUnavailable("a sandboxed kernel needs a runtime folder")
-            folder = Path(self.runtime)
-            folder.mkdir(parents=True, exist_ok=True)
-            name = uuid.uuid4().hex[:8]
-            self.transport = "ipc"
-            self.connection_file = str(folder / f"{name}.json")
-            self.ip = str(folder / name)
+        """A sandboxed kernel's sockets are in the job's own runtime folder, which the sandbox lets it see."""
+        if self.sandboxed and not self.runtime:
+            raise sandbox.SandboxUnavailable("a sandboxed kernel needs a runtime folder")
         return await super()._async_pre_start_kernel(**kw)
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:

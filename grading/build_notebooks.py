@@ -23,6 +23,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from course_grade.kernels import IpcKernelManager
 from course_grade.pipeline import copy_course
 
 GRADING = Path(__file__).resolve().parent
@@ -42,7 +43,7 @@ def execute(path: Path) -> nbformat.NotebookNode:
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(
         notebook, timeout=CELL_TIMEOUT_SECONDS, kernel_name="python3", record_timing=False, coalesce_streams=True,
-        resources={"metadata": {"path": str(path.parent)}},
+        resources={"metadata": {"path": str(path.parent)}}, kernel_manager_class=IpcKernelManager,
     )  # fmt: skip
     client.execute()
     return notebook

@@ -9,6 +9,8 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
+from course_grade.kernels import IpcKernelManager
+
 SOURCE = Path(__file__).resolve().parent.parent / "grading" / "source"
 
 
@@ -71,17 +73,14 @@ def _execute(notebook: nbformat.NotebookNode, folder: Path, timeout: int) -> nbf
     executed = copy.deepcopy(notebook)
     NotebookClient(
         executed, timeout=timeout, kernel_name="python3", allow_errors=True, record_timing=False, coalesce_streams=True,
-        resources={"metadata": {"path": str(folder)}},
+        resources={"metadata": {"path": str(folder)}}, kernel_manager_class=IpcKernelManager,
     ).execute()  # fmt: skip
     return executed
 
 
 def graded_results(notebook: nbformat.NotebookNode, folder: Path, timeout: int = 60) -> dict[str, bool]:
     """Execute a copy of the notebook in `folder`; map each graded test cell's grade_id to passed or not."""
-    try:
-        executed = _execute(notebook, folder, timeout)
-    except RuntimeError:  # the kernel died while starting (a port race between parallel kernels): once more
-        executed = _execute(notebook, folder, timeout)
+    executed = _execute(notebook, folder, timeout)
     return {
         cell.metadata["nbgrader"]["grade_id"]: not _failed(cell)
         for cell in executed.cells
