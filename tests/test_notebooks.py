@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbgrader.api import Gradebook
-from nbgrader.validator import Validator
 
+from course_grade.kernels import IpcKernelManager
 from grading.build_notebooks import (
     GRADING,
     LEARNERS,
@@ -20,6 +21,7 @@ from grading.build_notebooks import (
     stale_learner_versions,
 )
 from grading.wrong_answers import WrongAnswer, published
+from tests.forked_cells import ForkedCells
 from tests.grading_helpers import fresh_course, nbgrader
 from tests.notebook_runner import (
     ending_at,
@@ -50,28 +52,34 @@ def test_the_course_has_its_seven_notebooks_in_order() -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_the_instructor_version_passes_nbgrader_validate(name: str) -> None:
-    results = Validator().validate(str(GRADING / "source" / name / f"{name}.ipynb"))
-    assert results == {}, json.dumps(results, indent=1)[:3000]
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_the_learner_version_fails_every_test(name: str) -> None:
-    results = Validator(invert=True).validate(str(LEARNERS / f"{name}.ipynb"))
-    assert results == {}, json.dumps(results, indent=1)[:3000]
-
-
-@pytest.mark.parametrize("name", NAMES)
 def test_the_learner_version_has_no_solutions_or_hidden_tests(name: str) -> None:
     text = (LEARNERS / f"{name}.ipynb").read_text(encoding="utf-8")
     assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text and "NotImplementedError" in text
 
 
+@pytest.fixture(scope="session")
+def forked() -> Iterator[ForkedCells]:
+    """One forked-cells server per test process."""
+    runner = ForkedCells()
+    yield runner
+    runner.close()
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_without_its_demo_cells_the_solution_still_passes_every_test(name: str) -> None:
+def test_without_its_demo_cells_the_solution_still_passes_every_test(name: str, forked: ForkedCells) -> None:
     """Wrong answers run without the cells tagged "demo": no test may depend on them."""
-    results = graded_results(without_demos(instructor_notebook(name)), GRADING / "source" / name)
+    results = forked.results(without_demos(instructor_notebook(name)), GRADING / "source" / name)
     assert results and all(results.values()), [test for test, passed in results.items() if not passed]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_forked_shell_judges_every_test_cell_as_a_kernel_does(name: str, forked: ForkedCells) -> None:
+    """The wrong-answer sweep's executor against a real kernel, on a whole notebook where some cells fail."""
+    answer = published(name)[0]
+    notebook = with_cell_replaced(without_demos(instructor_notebook(name)), answer.cell, answer.code)
+    in_kernel = graded_results(notebook, GRADING / "source" / name)
+    assert any(in_kernel.values()) and not all(in_kernel.values())
+    assert forked.results(notebook, GRADING / "source" / name) == in_kernel
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -83,9 +91,11 @@ def test_every_exercise_has_a_wrong_answer_that_loses_points(name: str) -> None:
 @pytest.mark.parametrize(
     ("name", "answer"), WRONG, ids=[f"{n}-{a.cell}-{i}" for i, (n, a) in enumerate(WRONG)]
 )
-def test_a_wrong_answer_fails_the_tests_that_name_it(name: str, answer: WrongAnswer, tmp_path: Path) -> None:
+def test_a_wrong_answer_fails_the_tests_that_name_it(
+    name: str, answer: WrongAnswer, forked: ForkedCells
+) -> None:
     notebook = with_cell_replaced(without_demos(instructor_notebook(name)), answer.cell, answer.code)
-    results = graded_results(ending_at(notebook, answer.fails), GRADING / "source" / name)
+    results = forked.results(ending_at(notebook, answer.fails), GRADING / "source" / name)
     missed = [test for test in answer.fails if results.get(test, True)]
     assert not missed, f"{answer.why}: these tests still pass: {missed}"
 
@@ -99,6 +109,8 @@ def test_the_learners_versions_are_not_stale() -> None:
 def test_autograding_gives_full_marks_to_the_solution_and_zero_to_the_learner_version(
     name: str, tmp_path: Path
 ) -> None:
+    """nbgrader's own release and autograde: every test cell of the instructor version passes, none of the
+    learners' version does (nbgrader's validator makes the same two checks with the same executor)."""
     course = fresh_course(tmp_path)
     nbgrader(course, "generate_assignment", name, "--force")
     for student, origin in [("solution", course / "source"), ("fresh", course / "release")]:
@@ -107,10 +119,11 @@ def test_autograding_gives_full_marks_to_the_solution_and_zero_to_the_learner_ve
         shutil.copyfile(origin / name / f"{name}.ipynb", folder / f"{name}.ipynb")
     nbgrader(course, "autograde", name, "--force")
     with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
-        solution = gradebook.find_submission(name, "solution")
-        fresh = gradebook.find_submission(name, "fresh")
-        assert solution.max_score > 0 and solution.score == solution.max_score
-        assert fresh.score == 0
+        solution = gradebook.find_submission_notebook(name, name, "solution").grades
+        fresh = gradebook.find_submission_notebook(name, name, "fresh").grades
+        assert solution and all(grade.max_score > 0 for grade in solution)
+        assert [grade.name for grade in solution if grade.auto_score != grade.max_score] == []
+        assert [grade.name for grade in fresh if grade.auto_score != 0] == []
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -139,7 +152,9 @@ def test_run_all_in_the_learners_version_reaches_the_last_cell(name: str, tmp_pa
     """As in JupyterLab: a cell that fails stops Run All unless it is tagged raises-exception."""
     notebook = nbformat.read(LEARNERS / f"{name}.ipynb", as_version=4)
     folder = {"metadata": {"path": str(tmp_path)}}
-    client = NotebookClient(notebook, timeout=120, kernel_name="python3", resources=folder)
+    client = NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources=folder, kernel_manager_class=IpcKernelManager
+    )
     client.execute()  # raises CellExecutionError at the first failing cell without the tag
     assert notebook.cells[-1].get("execution_count") is not None
 
