@@ -7,7 +7,8 @@ loser hangs in its exit handler until its client's minute-long start-up timeout.
 
 nbgrader sets `NBGRADER_EXECUTION=autograde` in the grader's environment while it executes a notebook, so
 that the kernel inherits it; a submission can test it to behave one way for its learner and another for
-the grader. `GradingKernelManager` removes it from the kernel's environment. With `sandboxed`, the kernel
+the grader. `GradingKernelManager` gives the kernel only an allow-list of the grader's environment: not
+that marker, and no API key or token a submission could print into its feedback. With `sandboxed`, the kernel
 runs inside `course_grade.sandbox` (its own PID and network namespaces, its notebook's folder the only one
 it can write), its socket folder is the job's own `runtime`, and no connection file is anywhere another
 kernel can read. Interrupts and kills reach it as they reach any kernel: jupyter_client signals its
@@ -27,8 +28,26 @@ from traitlets import Bool, List, Unicode
 
 from course_grade import sandbox
 
-STRIPPED = ("NBGRADER_EXECUTION",)
-"""Environment variables the kernel never sees."""
+KEPT = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "VIRTUAL_ENV",
+    "PYTHONPATH", "PYTHONIOENCODING", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "IPYTHONDIR", "MPLBACKEND",
+    "MPLCONFIGDIR", "SSL_CERT_FILE", "SSL_CERT_DIR", "JUPYTER_PATH", "JUPYTER_CONFIG_DIR",
+    "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_PLATFORM_DIRS",
+    "JPY_PARENT_PID", "no_proxy", "NO_PROXY", "PYTHONUTF8", "PYTHONWARNINGS", "PYTHONNOUSERSITE",
+    "LD_LIBRARY_PATH", "CONDA_PREFIX",
+})  # fmt: skip
+"""Environment variables a grading kernel inherits; any other is dropped (an API key, a token, a password
+printed by a submission would reach its learner in the feedback), and so is NBGRADER_EXECUTION."""
+KEPT_PREFIXES = ("LC_", "XDG_", "OPENBLAS_", "OMP_", "MKL_", "COURSE_")
+"""Locale, user folders, thread and numeric-library settings (some processors need OPENBLAS_CORETYPE), and
+the course's own."""
+
+
+def kernel_environment(environment: dict[str, str]) -> dict[str, str]:
+    """The part of the grader's environment a learner's kernel may see."""
+    return {
+        name: value for name, value in environment.items() if name in KEPT or name.startswith(KEPT_PREFIXES)
+    }
 
 
 class IpcKernelManager(AsyncKernelManager):
@@ -74,11 +93,8 @@ class GradingKernelManager(IpcKernelManager):
         return await super()._async_pre_start_kernel(**kw)
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-        """Launch the kernel without the stripped variables, wrapped in the sandbox if asked."""
-        env = dict(kw.get("env") or {})
-        for name in STRIPPED:
-            env.pop(name, None)
-        kw["env"] = env
+        """Launch the kernel with only the kept variables, wrapped in the sandbox if asked."""
+        kw["env"] = kernel_environment(dict(kw.get("env") or {}))
         if self.sandboxed:
             cwd = Path(kw.get("cwd") or ".").resolve()
             kernel_cmd = sandbox.wrap(

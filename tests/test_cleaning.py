@@ -89,13 +89,24 @@ def test_feedback_keeps_no_hidden_test_nor_its_traceback() -> None:
     assert "secret" not in json.dumps(shown) and "assert f(1) == 1" in shown.cells[0].source
 
 
-def test_the_kernel_never_sees_nbgrader_execution(monkeypatch: pytest.MonkeyPatch) -> None:
+def launched_environment(monkeypatch: pytest.MonkeyPatch, environment: dict[str, str]) -> dict[str, str]:
+    """The environment a grading kernel would be started with, given the grader's."""
     launched: dict[str, Any] = {}
 
     async def launch(self: Any, cmd: list[str], **kw: Any) -> None:
         launched.update(kw)
 
     monkeypatch.setattr("jupyter_client.manager.AsyncKernelManager._async_launch_kernel", launch)
-    environment = {"NBGRADER_EXECUTION": "autograde", "A": "1"}
     asyncio.run(GradingKernelManager()._async_launch_kernel(["true"], env=environment))
-    assert launched["env"] == {"A": "1"}
+    return dict(launched["env"])
+
+
+def test_the_kernel_never_sees_nbgrader_execution(monkeypatch: pytest.MonkeyPatch) -> None:
+    environment = {"NBGRADER_EXECUTION": "autograde", "PATH": "/usr/bin"}
+    assert launched_environment(monkeypatch, environment) == {"PATH": "/usr/bin"}
+
+
+def test_the_kernel_never_sees_the_graders_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    secrets = {"OPENAI_API_KEY": "sk-1", "ANTHROPIC_API_KEY": "a", "GITHUB_TOKEN": "t", "JUPYTER_TOKEN": "j"}
+    kept = {"HOME": "/home/me", "LC_ALL": "C.UTF-8", "OPENBLAS_CORETYPE": "Haswell", "JPY_PARENT_PID": "1"}
+    assert launched_environment(monkeypatch, {**secrets, **kept}) == kept
