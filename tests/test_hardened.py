@@ -19,7 +19,7 @@ with open(counter, "a") as starts:
     starts.write("start\\n")
 with open(counter) as starts:
     started = len(starts.readlines())
-if started <= int(os.environ["KERNEL_FAILS"]):
+if started <= int(os.environ["COURSE_KERNEL_FAILS"]):
     os._exit(1)  # as a kernel does whose port was taken while it started
 from ipykernel.kernelapp import launch_new_instance
 sys.argv = [sys.argv[0], *arguments]
@@ -29,7 +29,9 @@ launch_new_instance()
 
 @pytest.fixture
 def flaky_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A kernelspec "flaky" whose first KERNEL_FAILS start-ups die; returns the file counting start-ups."""
+    """A kernelspec "flaky" whose first COURSE_KERNEL_FAILS start-ups die; returns the file counting start-ups.
+
+    The count is a COURSE_ variable: a grading kernel sees only an allow-list of the grader's environment."""
     script, counter = tmp_path / "flaky_kernel.py", tmp_path / "starts.txt"
     script.write_text(FLAKY_KERNEL)
     spec = tmp_path / "jupyter" / "kernels" / "flaky"
@@ -55,7 +57,7 @@ def _starts(counter: Path) -> int:
 def test_a_kernel_that_dies_while_starting_is_started_again(
     flaky_kernel: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("KERNEL_FAILS", "2")
+    monkeypatch.setenv("COURSE_KERNEL_FAILS", "2")
     executed, _ = GuardedExecute(timeout=60).preprocess(_notebook(), {})
     assert executed.cells[0].outputs[0].text == "42\n"
     assert _starts(flaky_kernel) == 3
@@ -64,7 +66,7 @@ def test_a_kernel_that_dies_while_starting_is_started_again(
 def test_a_kernel_that_never_starts_fails_after_the_attempts_allowed(
     flaky_kernel: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("KERNEL_FAILS", "99")
+    monkeypatch.setenv("COURSE_KERNEL_FAILS", "99")
     with pytest.raises(RuntimeError, match="Kernel died"):
         GuardedExecute(timeout=60, startup_attempts=2).preprocess(_notebook(), {})
     assert _starts(flaky_kernel) == 2
