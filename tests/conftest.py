@@ -1,4 +1,5 @@
-"""Shared fixtures: a fresh stand-in per test; and a guard that xdist's test groups really group."""
+"""Shared fixtures: a fresh stand-in per test, a forked-cells server per process; and a guard that xdist's
+test groups really group."""
 
 from __future__ import annotations
 
@@ -7,12 +8,21 @@ from collections.abc import Iterator
 import pytest
 
 from course_lib.standin import StandIn
+from tests.forked_cells import ForkedCells
 
 
 @pytest.fixture
 def server() -> Iterator[StandIn]:
     with StandIn() as stand_in:
         yield stand_in
+
+
+@pytest.fixture(scope="session")
+def forked() -> Iterator[ForkedCells]:
+    """One forked-cells server (tests/forked_cells.py) per test process."""
+    runner = ForkedCells()
+    yield runner
+    runner.close()
 
 
 UNGROUPED = pytest.StashKey[str]()

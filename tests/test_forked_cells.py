@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -28,13 +27,6 @@ def graded_notebook(cases: dict[str, str]) -> nbformat.NotebookNode:
     for grade_id, source in cases.items():
         cells.append(new_code_cell(source, metadata={"nbgrader": {"grade": True, "grade_id": grade_id}}))
     return new_notebook(cells=cells)
-
-
-@pytest.fixture(scope="module")
-def forked() -> Iterator[ForkedCells]:
-    runner = ForkedCells()
-    yield runner
-    runner.close()
 
 
 def test_a_test_cell_fails_when_it_raises_or_writes_to_stderr(forked: ForkedCells, tmp_path: Path) -> None:

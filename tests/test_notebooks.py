@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -55,14 +54,6 @@ def test_the_course_has_its_seven_notebooks_in_order() -> None:
 def test_the_learner_version_has_no_solutions_or_hidden_tests(name: str) -> None:
     text = (LEARNERS / f"{name}.ipynb").read_text(encoding="utf-8")
     assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text and "NotImplementedError" in text
-
-
-@pytest.fixture(scope="session")
-def forked() -> Iterator[ForkedCells]:
-    """One forked-cells server per test process."""
-    runner = ForkedCells()
-    yield runner
-    runner.close()
 
 
 @pytest.mark.parametrize("name", NAMES)
