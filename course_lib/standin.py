@@ -13,8 +13,10 @@ up per server and timestamps come from a fixed clock, so the same script gives b
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import threading
+import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, NamedTuple
@@ -24,6 +26,7 @@ from course_lib.scripted import Decision, FunctionModel, Model, ScriptedModel, S
 from course_lib.wire import chat, messages, responses
 from course_lib.wire.common import Conversation, Counters, StreamRequest, error_envelope, read_stream
 from course_lib.wire.sse import Event, encode
+from course_lib.wire.store import MAX_RESPONSES, ResponseStore, item_list
 
 MAX_BODY_BYTES = 1_000_000
 """Bodies larger than this are refused from their Content-Length, before a byte of them is read."""
@@ -81,6 +84,8 @@ class StandIn:
         reasoning: bool = False,
         port: int = 0,
         max_body_bytes: int = MAX_BODY_BYTES,
+        store: bool = True,
+        max_stored: int = MAX_RESPONSES,
     ) -> None:
         self.log: list[Exchange] = []
         """Every request that reached a route, in order."""
@@ -89,6 +94,10 @@ class StandIn:
         self.reasoning = reasoning
         """Act like a reasoning model: a reasoning item precedes function calls and must be replayed."""
         self.max_body_bytes = max_body_bytes
+        self.store_enabled = store
+        """Keep responses sent with `store` true (the default); off, nothing is kept and every id is unknown."""
+        self.stored = ResponseStore(max_responses=max_stored)
+        """The stored responses (`previous_response_id`, `item_reference`, `GET /v1/responses/{id}`)."""
         self._lock = threading.Lock()
         self._function = model
         self._reset_state(script)
@@ -108,11 +117,12 @@ class StandIn:
         self.counters = Counters()
         self.reasoning_for: dict[str, str] = {}
         self.sealed: set[str] = set()
+        self.stored.clear()
         self.log.clear()
         self.server_errors.clear()
 
     def reset(self, script: Iterable[Step] = ()) -> None:
-        """Start over with a new script: empty log, ids and clock back to the start."""
+        """Start over with a new script: empty log and store, ids and clock back to the start."""
         with self._lock:
             self._reset_state(script)
 
@@ -135,7 +145,9 @@ class StandIn:
 
     def handle(self, method: str, path: str, raw: bytes) -> Answer:
         """Answer one request; pure of sockets, so tests can call it directly."""
-        path = path.split("?", 1)[0]
+        path, _, query = path.partition("?")
+        if path.startswith("/v1/responses/"):
+            return self._stored_route(method, path, query)
         route = ROUTES.get(path)
         if route is None:
             return error_answer(404, f"Invalid URL ({method} {path[:200]})", code="unknown_url")
@@ -149,10 +161,44 @@ class StandIn:
             self.log.append(Exchange(path, None if isinstance(body, Answer) else body, answer.status))
         return in_route_format(path, answer)
 
+    def _stored_route(self, method: str, path: str, query: str) -> Answer:
+        """GET or DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items."""
+        response_id, _, rest = path.removeprefix("/v1/responses/").partition("/")
+        allowed = {"": ("GET", "DELETE"), "input_items": ("GET",)}.get(rest)
+        with self._lock:
+            answer = self._stored_answer(method, response_id, rest, query, allowed)
+            self.log.append(Exchange(path, None, answer.status))
+        return answer
+
+    def _stored_answer(
+        self, method: str, response_id: str, rest: str, query: str, allowed: tuple[str, ...] | None
+    ) -> Answer:
+        if allowed is None or response_id == "":
+            return error_answer(404, f"Invalid URL ({method} /v1/responses/{response_id}/{rest[:100]})",
+                                code="unknown_url")  # fmt: skip
+        if method not in allowed:
+            return error_answer(405, f"{method} is not allowed here; use {' or '.join(allowed)}",
+                                code="method_not_allowed")  # fmt: skip
+        try:
+            stored = self.stored.get(response_id)
+            if rest == "input_items":
+                return Answer(200, item_list(stored.input, urllib.parse.parse_qs(query)))
+            if method == "DELETE":
+                self.stored.delete(response_id)
+                return Answer(200, {"id": response_id, "object": "response", "deleted": True})
+        except WireError as error:
+            return error_answer(error.status, error.message, error.param, error.code)
+        return Answer(200, copy.deepcopy(stored.payload))
+
     def _answer(self, route: Any, body: dict[str, Any]) -> Answer:
+        prior: list[Any] = []
+        new_items: list[Any] = []
         try:
             if route is responses:
-                conversation = responses.read_request(body, self.reasoning_for, self.sealed)
+                prior, new_items = self.stored.history(body, responses.input_items(body))
+                conversation = responses.read_request(
+                    body, self.reasoning_for, self.sealed, history=prior + new_items
+                )
             else:
                 conversation = route.read_request(body)
             stream = read_stream(body, options=route is chat)
@@ -168,6 +214,8 @@ class StandIn:
             return error_answer(500, f"stand-in script step raised {type(error).__name__}: {error}"[:500],
                                 code="script_error")  # fmt: skip
         answer = self._render(route, body, decision)
+        if route is responses and answer.status == 200 and self.store_enabled and responses.read_store(body):
+            self.stored.put(answer.payload, prior, new_items, self.counters)
         return _streamed(route, answer, stream) if stream.stream and answer.status == 200 else answer
 
     def _render(self, route: Any, body: dict[str, Any], decision: Decision) -> Answer:

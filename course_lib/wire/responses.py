@@ -124,21 +124,34 @@ def _kind(item: Mapping[str, Any], param: str) -> str:
     return str(kind)
 
 
+def read_store(body: Mapping[str, Any]) -> bool:
+    """`store`: whether to keep the response, true by default as documented."""
+    value = body.get("store", True)
+    require(value is None or type(value) is bool, "store must be a boolean", "store")
+    return value is not False
+
+
+def input_items(body: Mapping[str, Any]) -> list[Any]:
+    """The request's own `input` as a list of items (a plain string is one user message)."""
+    return _items(body)
+
+
 def read_request(
-    body: Mapping[str, Any], reasoning_for: Mapping[str, str] | None = None, sealed: set[str] | None = None
+    body: Mapping[str, Any],
+    reasoning_for: Mapping[str, str] | None = None,
+    sealed: set[str] | None = None,
+    history: list[Any] | None = None,
 ) -> Conversation:
     """Check a responses request; `reasoning_for` maps call ids to the reasoning item that must come back.
 
     `sealed` holds the ids of reasoning items issued with `encrypted_content`: those must come back with it.
+    `history` is the whole input when the server resolved stored items (`previous_response_id`,
+    `item_reference`); it is checked the same way as an input sent in full.
     """
     model = read_model(body)
     wants_encrypted_reasoning(body)
-    require(
-        "previous_response_id" not in body,
-        "the stand-in keeps no state: send the whole input",
-        "previous_response_id",
-    )
-    items = _items(body)
+    read_store(body)
+    items = _items(body) if history is None else history
     names = read_tools(body)
     conversation = Conversation(
         model, names, read_tool_choice(body, names, _forced_name(body)), read_parallel(body)
