@@ -23,10 +23,10 @@ from typing import Any, NamedTuple
 
 from course_lib.errors import ScriptError, WireError
 from course_lib.scripted import Decision, FunctionModel, Model, ScriptedModel, Step, echo
-from course_lib.wire import chat, messages, responses
+from course_lib.wire import chat, conversations, messages, responses
 from course_lib.wire.common import Conversation, Counters, StreamRequest, error_envelope, read_stream
 from course_lib.wire.sse import Event, encode
-from course_lib.wire.store import MAX_RESPONSES, ResponseStore, item_list
+from course_lib.wire.store import MAX_RESPONSES, ResponseStore, item_list, with_id
 
 MAX_BODY_BYTES = 1_000_000
 """Bodies larger than this are refused from their Content-Length, before a byte of them is read."""
@@ -98,6 +98,8 @@ class StandIn:
         """Keep responses sent with `store` true (the default); off, nothing is kept and every id is unknown."""
         self.stored = ResponseStore(max_responses=max_stored)
         """The stored responses (`previous_response_id`, `item_reference`, `GET /v1/responses/{id}`)."""
+        self.conversations = conversations.ConversationStore()
+        """The conversations (`/v1/conversations`, `conversation` on a responses request)."""
         self._lock = threading.Lock()
         self._function = model
         self._reset_state(script)
@@ -118,6 +120,7 @@ class StandIn:
         self.reasoning_for: dict[str, str] = {}
         self.sealed: set[str] = set()
         self.stored.clear()
+        self.conversations.clear()
         self.log.clear()
         self.server_errors.clear()
 
@@ -148,6 +151,8 @@ class StandIn:
         path, _, query = path.partition("?")
         if path.startswith("/v1/responses/"):
             return self._stored_route(method, path, query)
+        if path == "/v1/conversations" or path.startswith("/v1/conversations/"):
+            return self._conversation_route(method, path, query, raw)
         route = ROUTES.get(path)
         if route is None:
             return error_answer(404, f"Invalid URL ({method} {path[:200]})", code="unknown_url")
@@ -190,12 +195,36 @@ class StandIn:
             return error_answer(error.status, error.message, error.param, error.code)
         return Answer(200, copy.deepcopy(stored.payload))
 
+    def _conversation_route(self, method: str, path: str, query: str, raw: bytes) -> Answer:
+        """Everything under /v1/conversations."""
+        body = _parse_json(raw) if method == "POST" else None
+        with self._lock:
+            if isinstance(body, Answer):
+                answer = body
+            elif not self.store_enabled:
+                answer = error_answer(
+                    400, "this stand-in keeps no state (StandIn(store=False))", code="store_disabled"
+                )
+            else:
+                parts = [part for part in path.removeprefix("/v1/conversations").split("/") if part]
+                try:
+                    answer = Answer(200, self.conversations.route(method, parts, body, urllib.parse.parse_qs(query),
+                                                                  self.counters, self.stored))  # fmt: skip
+                except WireError as error:
+                    answer = error_answer(error.status, error.message, error.param, error.code)
+            self.log.append(Exchange(path, None if isinstance(body, Answer) else body, answer.status))
+        return answer
+
     def _answer(self, route: Any, body: dict[str, Any]) -> Answer:
         prior: list[Any] = []
         new_items: list[Any] = []
+        conversation_id: str | None = None
         try:
             if route is responses:
+                conversation_id = conversations.conversation_id(body)
                 prior, new_items = self.stored.history(body, responses.input_items(body))
+                if conversation_id is not None:
+                    prior = list(self._conversation(conversation_id).items)
                 conversation = responses.read_request(
                     body, self.reasoning_for, self.sealed, history=prior + new_items
                 )
@@ -214,9 +243,27 @@ class StandIn:
             return error_answer(500, f"stand-in script step raised {type(error).__name__}: {error}"[:500],
                                 code="script_error")  # fmt: skip
         answer = self._render(route, body, decision)
-        if route is responses and answer.status == 200 and self.store_enabled and responses.read_store(body):
-            self.stored.put(answer.payload, prior, new_items, self.counters)
+        if route is responses and answer.status == 200:
+            self._keep(answer.payload, prior, new_items, conversation_id, responses.read_store(body))
         return _streamed(route, answer, stream) if stream.stream and answer.status == 200 else answer
+
+    def _conversation(self, conversation_id: str) -> conversations.StoredConversation:
+        if not self.store_enabled:
+            raise WireError(f"Conversation with id {conversation_id[:120]!r} not found.", status=404,
+                            param="conversation")  # fmt: skip
+        return self.conversations.get(conversation_id, "conversation")
+
+    def _keep(
+        self, payload: dict[str, Any], prior: list[Any], new_items: list[Any], conversation_id: str | None,
+        store: bool,
+    ) -> None:  # fmt: skip
+        """Store a completed response (when asked and allowed) and append its items to its conversation."""
+        if conversation_id is not None:
+            payload["conversation"] = {"id": conversation_id}
+            new_items = [with_id(item, self.counters) for item in new_items]
+            self.conversations.append(conversation_id, [*new_items, *copy.deepcopy(payload["output"])])
+        if self.store_enabled and store:
+            self.stored.put(payload, prior, new_items, self.counters)
 
     def _render(self, route: Any, body: dict[str, Any], decision: Decision) -> Answer:
         if decision.kind == "error":

@@ -187,3 +187,62 @@ def test_ten_thousand_stored_responses_keep_the_store_at_its_cap() -> None:
         assert len(server.stored) == 100 and server.stored.item_count == 200
         assert post(server, {"input": "q", "previous_response_id": ids[-1]}).status == 200
         assert post(server, {"input": "q", "previous_response_id": ids[0]}).status == 404
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_a_conversation_holds_a_tool_turn_and_its_follow_up(stream: bool) -> None:
+    with StandIn(tool_turn_then_follow_up(), reasoning=True) as server:
+        client = strict_client(server)
+        conversation = client.conversations.create(items=[{"role": "user", "content": "Hello"}])
+        asked = create(client, stream, conversation=conversation.id, input="Weather in Paris?")
+        output = [{"type": "function_call_output", "call_id": calls_of(asked)[0].call_id, "output": "15 C"}]
+        answered = create(client, stream, conversation={"id": conversation.id}, input=output)
+        follow_up = create(client, stream, conversation=conversation.id, input="And tomorrow?")
+        items = client.conversations.items.list(conversation.id, order="asc")
+    assert (answered.output_text, follow_up.output_text) == ("The tool said 15 C", "Follow-up, results []")
+    assert follow_up.conversation is not None and follow_up.conversation.id == conversation.id
+    assert [item.type for item in items.data] == ["message", "message", "reasoning", "function_call",
+                                                   "function_call_output", "message", "message", "message"]  # fmt: skip
+
+
+def test_conversation_bodies_validate_against_the_published_schemas() -> None:
+    with StandIn([("calls", [("get_weather", PARIS)])]) as server:
+        status, created, _ = call(server, "/conversations", {"metadata": {"topic": "weather"}, "items": []})
+        conversation = created["id"]
+        response = post(
+            server, {"input": "Weather?", "tools": RESPONSES_TOOLS, "conversation": conversation}
+        ).payload
+        listed = call(server, f"/conversations/{conversation}/items?limit=1", None, "GET")[1]
+        added = call(
+            server, f"/conversations/{conversation}/items", {"items": [{"role": "user", "content": "x"}]}
+        )[1]
+        item = call(server, f"/conversations/{conversation}/items/{listed['data'][0]['id']}", None, "GET")[1]
+        updated = call(server, f"/conversations/{conversation}", {"metadata": {"topic": "rain"}})[1]
+        deleted = call(server, f"/conversations/{conversation}", None, "DELETE")[1]
+        gone = call(server, f"/conversations/{conversation}", None, "GET")
+    assert status == 200 and updated["metadata"] == {"topic": "rain"} and listed["has_more"] is True
+    for schema, body in [("ConversationResource", created), ("Response", response), ("ConversationItemList", listed),
+                         ("ConversationItemList", added), ("ConversationItem", item),
+                         ("ConversationResource", updated), ("DeletedConversationResource", deleted),
+                         ("ErrorResponse", gone[1])]:  # fmt: skip
+        check(schema, body)
+    assert gone[0] == 404 and response["conversation"] == {"id": conversation}
+
+
+def test_a_conversation_cannot_be_combined_with_previous_response_id_or_be_unknown() -> None:
+    with StandIn([("text", "one"), ("text", "unused")]) as server:
+        first = post(server, {"input": "q"}).payload
+        both = post(server, {"input": "q", "conversation": "conv_1", "previous_response_id": first["id"]})
+        unknown = post(server, {"input": "q", "conversation": "conv_404"})
+    assert (both.status, both.payload["error"]["param"]) == (400, "conversation")
+    assert (unknown.status, unknown.payload["error"]["param"], server.remaining_steps) == (
+        404,
+        "conversation",
+        1,
+    )
+
+
+def test_a_stand_in_with_store_off_refuses_conversations() -> None:
+    with StandIn(store=False) as server:
+        status, body, _ = call(server, "/conversations", {})
+    assert status == 400 and "keeps no state" in body["error"]["message"]

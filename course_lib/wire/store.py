@@ -117,7 +117,7 @@ class ResponseStore:
     ) -> None:
         """Keep a response: `prior` are the items it inherited, `new_items` its input (ids are given where missing)."""
         with self._lock:
-            fresh = [self._with_id(item, counters) for item in new_items]
+            fresh = [item if self._holds(item) else with_id(item, counters) for item in new_items]
             output = [copy.deepcopy(item) for item in payload["output"]]
             stored = StoredResponse(copy.deepcopy(payload), [*prior, *fresh], [], 0)
             stored.payload["output"] = output
@@ -133,6 +133,10 @@ class ResponseStore:
             ):
                 self._evict(next(iter(self._responses)))
 
+    def _holds(self, item: Any) -> bool:
+        """Whether `item` is a stored item itself (a resolved reference), not a copy."""
+        return isinstance(item, dict) and type(item.get("id")) is str and self._items.get(item["id"]) is item
+
     def delete(self, response_id: str) -> None:
         """Forget one response (and the items it brought), or raise the documented 404."""
         with self._lock:
@@ -145,24 +149,23 @@ class ResponseStore:
         for item_id in stored.own_items:
             self._items.pop(item_id, None)
 
-    def _with_id(self, item: Any, counters: Counters) -> dict[str, Any]:
-        """An input item as the store keeps it: a resolved reference as is, else a copy with an id."""
-        if isinstance(item, dict) and type(item.get("id")) is str and self._items.get(item["id"]) is item:
-            return item
-        kept: dict[str, Any] = copy.deepcopy(item)
-        kind = kept.get("type", "message")
-        if type(kept.get("id")) is not str:
-            kept = {"id": counters.next_id(INPUT_ID_PREFIXES.get(kind, "item")), **kept}
-        if kind == "message":
-            kept["type"] = "message"
-            kept.setdefault("status", "completed")
-            if type(kept.get("content")) is str:
-                part = "output_text" if kept.get("role") == "assistant" else "input_text"
-                text = {"type": part, "text": kept["content"]}
-                kept["content"] = [{**text, "annotations": []} if part == "output_text" else text]
-        elif kind == "function_call_output":
-            kept.setdefault("status", "completed")
-        return kept
+
+def with_id(item: Any, counters: Counters) -> dict[str, Any]:
+    """A copy of an input item as the API keeps and lists it: with an id and a status, content as parts."""
+    kept: dict[str, Any] = copy.deepcopy(item)
+    kind = kept.get("type", "message")
+    if type(kept.get("id")) is not str:
+        kept = {"id": counters.next_id(INPUT_ID_PREFIXES.get(kind, "item")), **kept}
+    if kind == "message":
+        kept["type"] = "message"
+        kept.setdefault("status", "completed")
+        if type(kept.get("content")) is str:
+            part = "output_text" if kept.get("role") == "assistant" else "input_text"
+            text = {"type": part, "text": kept["content"]}
+            kept["content"] = [{**text, "annotations": []} if part == "output_text" else text]
+    elif kind == "function_call_output":
+        kept.setdefault("status", "completed")
+    return kept
 
 
 def item_list(items: Sequence[Mapping[str, Any]], query: Mapping[str, list[str]]) -> dict[str, Any]:
