@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from course_lib.errors import ScriptError, WireError
 from course_lib.scripted import Decision, FunctionModel, Model, ScriptedModel, Step, echo
-from course_lib.wire import chat, conversations, messages, responses
+from course_lib.wire import chat, conversations, messages, responses, threads
 from course_lib.wire.common import Conversation, Counters, StreamRequest, error_envelope, read_stream
 from course_lib.wire.sse import Event, encode
 from course_lib.wire.store import MAX_RESPONSES, ResponseStore, item_list, with_id
@@ -99,6 +99,8 @@ class StandIn:
         self.stored = ResponseStore(max_responses=max_stored)
         """The stored responses (`previous_response_id`, `item_reference`, `GET /v1/responses/{id}`)."""
         self.conversations = conversations.ConversationStore()
+        self.threads = threads.ThreadStore()
+        """The message threads (`thread` on /v1/messages): the conversation held under each reply's id."""
         """The conversations (`/v1/conversations`, `conversation` on a responses request)."""
         self._lock = threading.Lock()
         self._function = model
@@ -121,6 +123,7 @@ class StandIn:
         self.sealed: set[str] = set()
         self.stored.clear()
         self.conversations.clear()
+        self.threads.clear()
         self.log.clear()
         self.server_errors.clear()
 
@@ -219,6 +222,7 @@ class StandIn:
         prior: list[Any] = []
         new_items: list[Any] = []
         conversation_id: str | None = None
+        thread: dict[str, Any] | None = None
         try:
             if route is responses:
                 conversation_id = conversations.conversation_id(body)
@@ -228,9 +232,15 @@ class StandIn:
                 conversation = responses.read_request(
                     body, self.reasoning_for, self.sealed, history=prior + new_items
                 )
+            elif route is messages:
+                thread = threads.read_thread(body)
+                body = self.threads.effective_body(body, thread)
+                conversation = messages.read_request(body)
             else:
                 conversation = route.read_request(body)
             stream = read_stream(body, options=route is chat)
+        except threads.ThreadNotFound as error:
+            return Answer(404, threads.not_found_envelope(error.message))
         except WireError as error:
             return error_answer(error.status, error.message, error.param, error.code)
         try:
@@ -245,6 +255,8 @@ class StandIn:
         answer = self._render(route, body, decision)
         if route is responses and answer.status == 200:
             self._keep(answer.payload, prior, new_items, conversation_id, responses.read_store(body))
+        if thread is not None and answer.status == 200 and self.store_enabled:
+            self.threads.hold(body, answer.payload)
         return _streamed(route, answer, stream) if stream.stream and answer.status == 200 else answer
 
     def _conversation(self, conversation_id: str) -> conversations.StoredConversation:
