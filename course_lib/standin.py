@@ -97,9 +97,11 @@ class StandIn:
         self.store_enabled = store
         """Keep responses sent with `store` true (the default); off, nothing is kept and every id is unknown."""
         self.stored = ResponseStore(max_responses=max_stored)
-        """The stored responses (`previous_response_id`, `item_reference`, `GET /v1/responses/{id}`)."""
-        self.conversations = conversations.ConversationStore()
-        self.threads = threads.ThreadStore()
+        """The stored responses (`previous_response_id`, `item_reference`, `GET /v1/responses/{id}`).
+
+        It, the conversations and the threads each keep at most `max_stored` entries, evicting the oldest."""
+        self.conversations = conversations.ConversationStore(max_conversations=max_stored)
+        self.threads = threads.ThreadStore(max_threads=max_stored)
         """The message threads (`thread` on /v1/messages): the conversation held under each reply's id."""
         """The conversations (`/v1/conversations`, `conversation` on a responses request)."""
         self._lock = threading.Lock()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import openai
@@ -11,6 +12,7 @@ from openai import OpenAI
 from openai.types.responses import Response
 
 from course_lib.standin import StandIn
+from course_lib.wire.store import MAX_RESPONSES
 from tests.http_helpers import RESPONSES_TOOLS, call
 from tests.test_openapi_schemas import check
 
@@ -181,12 +183,30 @@ def test_the_wrong_methods_and_paths_under_a_stored_response_are_refused() -> No
     assert [answer.status for answer in answers] == [405, 405, 404]
 
 
-def test_ten_thousand_stored_responses_keep_the_store_at_its_cap() -> None:
-    with StandIn(model=lambda conversation: ("text", "ok"), max_stored=100) as server:
+def test_ten_thousand_stored_responses_keep_the_store_at_its_default_cap() -> None:
+    with StandIn(model=lambda conversation: ("text", "ok")) as server:
         ids = [post(server, {"input": f"question {i}"}).payload["id"] for i in range(10_000)]
-        assert len(server.stored) == 100 and server.stored.item_count == 200
+        assert len(server.stored) == MAX_RESPONSES and server.stored.item_count == 2 * MAX_RESPONSES
         assert post(server, {"input": "q", "previous_response_id": ids[-1]}).status == 200
         assert post(server, {"input": "q", "previous_response_id": ids[0]}).status == 404
+
+
+def test_a_long_chain_is_bounded_by_the_item_cap() -> None:
+    with StandIn(model=lambda conversation: ("text", "ok"), max_stored=50) as server:
+        server.stored.max_items = 500
+        previous = post(server, {"input": "start"}).payload["id"]
+        for i in range(200):
+            previous = post(server, {"input": f"q{i}", "previous_response_id": previous}).payload["id"]
+        assert server.stored.item_count <= 500 and len(server.stored) < 50
+
+
+def test_conversations_keep_at_most_max_items() -> None:
+    with StandIn(model=lambda conversation: ("text", "ok")) as server:
+        server.conversations.max_items = 30
+        conversation = call(server, "/conversations", {})[1]["id"]
+        for i in range(40):
+            assert post(server, {"input": f"q{i}", "conversation": conversation}).status == 200
+        assert server.conversations.item_count == 30
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
@@ -246,3 +266,19 @@ def test_a_stand_in_with_store_off_refuses_conversations() -> None:
     with StandIn(store=False) as server:
         status, body, _ = call(server, "/conversations", {})
     assert status == 400 and "keeps no state" in body["error"]["message"]
+
+
+def test_concurrent_clients_each_find_their_own_stored_responses() -> None:
+    with StandIn(model=lambda conversation: ("text", conversation.user_text)) as server:
+
+        def chain(worker: int) -> list[str]:
+            client = strict_client(server)
+            first = client.responses.create(model="m", input=f"w{worker}")
+            second = client.responses.create(
+                model="m", input=f"again w{worker}", previous_response_id=first.id
+            )
+            return [item.type for item in client.responses.input_items.list(second.id)]
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            listed = list(pool.map(chain, range(16)))
+    assert listed == [["message", "message", "message"]] * 16 and len(server.stored) == 32

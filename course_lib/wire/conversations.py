@@ -96,12 +96,11 @@ class ConversationStore:
             return found
 
     def append(self, conversation: str, items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Add items (already with ids) to a conversation, evicting the oldest conversations past the caps."""
+        """Add items (already with ids) to a conversation; past the caps the oldest conversations, then items, go."""
         with self._lock:
             found = self.get(conversation, "conversation")
-            require(len(found.items) + len(items) <= self.max_items,
-                    f"conversation {conversation!r} is full: at most {self.max_items} items", "items")  # fmt: skip
             found.items.extend(items)
+            del found.items[: max(0, len(found.items) - self.max_items)]
             while len(self._conversations) > 1 and self.item_count > self.max_items:
                 self._conversations.popitem(last=False)
             return list(items)
