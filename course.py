@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -19,12 +20,29 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+NODE_CLIENTS = ROOT / "tests" / "node"
+"""The official Node SDKs that tests/test_node_sdks.py runs against the stand-in (package.json + lock file)."""
+
+
+def ensure_node_clients() -> None:
+    """Install the Node SDKs from tests/node's lock file with `npm ci`, when npm exists and the lock changed."""
+    npm = shutil.which("npm")
+    if npm is None:  # tests/test_node_sdks.py then skips, saying so
+        return
+    lock = NODE_CLIENTS / "package-lock.json"
+    stamp = NODE_CLIENTS / "node_modules" / f".installed-{hashlib.sha256(lock.read_bytes()).hexdigest()[:16]}"
+    if stamp.exists():
+        return
+    print("installing the Node SDKs for the compatibility tests (npm ci in tests/node) ...", flush=True)
+    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=NODE_CLIENTS, check=True)
+    stamp.touch()
 
 
 def ensure_environment() -> None:
     """Create .venv and install the course with its test tools, unless pyproject.toml is unchanged since."""
     if sys.version_info < (3, 11):  # noqa: UP036  (this script may be started by an older python3)
         sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}.")
+    ensure_node_clients()
     stamp = VENV / f".installed-{hashlib.sha256((ROOT / 'pyproject.toml').read_bytes()).hexdigest()[:16]}"
     if stamp.exists():
         return
