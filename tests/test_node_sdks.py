@@ -3,8 +3,9 @@
 They are installed from tests/node/package-lock.json by course.py's ensure_environment when npm exists.
 Each scenario is in tests/node/clients.mjs: a hand-written loop per route, the Responses loop once with
 item references (store left at its default) and once chained by previous_response_id, and the SDKs' own
-tool-runner helpers on their defaults (`chat.completions.runTools`, `beta.messages.toolRunner`, which
-sends the beta `thread` field). The stand-in is a reasoning model, so a dropped reasoning item fails.
+tool-runner helpers on their defaults (`chat.completions.runTools`, `ResponsesToolRunner`,
+`beta.messages.toolRunner`, which sends the beta `thread` field).
+The stand-in is a reasoning model, so a dropped reasoning item fails.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 from course_lib.standin import StandIn
 
 NODE_CLIENTS = Path(__file__).parent / "node"
-SCENARIOS = ["chat", "runTools", "responses", "chained", "messages", "toolRunner"]
+SCENARIOS = ["chat", "runTools", "responses", "chained", "responsesRunner", "messages", "toolRunner"]
 PARIS = '{"city": "Paris"}'
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

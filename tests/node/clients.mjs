@@ -3,6 +3,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { betaTool } from '@anthropic-ai/sdk/helpers/beta/json-schema';
 import OpenAI from 'openai';
+import { ResponsesToolRunner } from 'openai/helpers/responses-tool-runner';
 
 const [scenario, streamFlag, root] = process.argv.slice(2);
 const stream = streamFlag === 'stream';
@@ -67,6 +68,13 @@ async function responses(chained) {
   }
 }
 
+async function responsesRunner() {
+  const tool = { type: 'function', name: 'get_weather', parameters, strict: false };
+  const runner = new ResponsesToolRunner({ functions: [{ tool, execute: (args) => weather(args.city) }] });
+  const response = await runner.run(openai(), { model: 'm', input: question }, { stream });
+  return response.output_text;
+}
+
 async function messages() {
   const client = anthropic();
   const tools = [{ name: 'get_weather', description: 'Weather.', input_schema: parameters }];
@@ -92,7 +100,7 @@ async function toolRunner() {
 }
 
 const scenarios = { chat, runTools, responses: () => responses(false), chained: () => responses(true),
-  messages, toolRunner };
+  responsesRunner, messages, toolRunner };
 try {
   console.log(JSON.stringify(await scenarios[scenario]()));
 } catch (error) {
