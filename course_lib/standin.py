@@ -5,6 +5,8 @@
 
 Routes: POST /v1/chat/completions, POST /v1/responses and (Anthropic) POST /v1/messages; each answers
 `stream: true` with `text/event-stream`, the same answer cut into the route's documented events.
+Stored state, per server and bounded: stored responses (`previous_response_id`, `item_reference`,
+GET/DELETE /v1/responses/{id}, its input_items), /v1/conversations, and message threads on /v1/messages.
 Rejected requests answer with the documented error envelope and never consume a script step; every
 error carries `x-should-retry: false` so an SDK's automatic retries cannot eat scripted turns. Ids count
 up per server and timestamps come from a fixed clock, so the same script gives byte-identical bodies.
@@ -101,9 +103,9 @@ class StandIn:
 
         It, the conversations and the threads each keep at most `max_stored` entries, evicting the oldest."""
         self.conversations = conversations.ConversationStore(max_conversations=max_stored)
+        """The conversations (`/v1/conversations`, `conversation` on a responses request)."""
         self.threads = threads.ThreadStore(max_threads=max_stored)
         """The message threads (`thread` on /v1/messages): the conversation held under each reply's id."""
-        """The conversations (`/v1/conversations`, `conversation` on a responses request)."""
         self._lock = threading.Lock()
         self._function = model
         self._reset_state(script)
