@@ -314,4 +314,16 @@ WRONG_ANSWERS = [
         _policy({("drop table" if name == "drop_table" else name): rule for name, rule in _RULES.items()}),
         ("test_policy_shape", "test_policy_drop_table"),
     ),
+    WrongAnswer(
+        SAFE,
+        "refuses every expression: each test of Part A also has one it must compute",
+        'def safe_arithmetic(expression):\n    raise ToolError("refused")\n',
+        ALL_SAFE_TESTS,
+    ),
+    WrongAnswer(
+        SAFE,
+        "returns the expression unchanged, as text",
+        "def safe_arithmetic(expression):\n    return expression\n",
+        ALL_SAFE_TESTS,
+    ),
 ]
