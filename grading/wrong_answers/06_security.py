@@ -326,4 +326,11 @@ WRONG_ANSWERS = [
         "def safe_arithmetic(expression):\n    return expression\n",
         ALL_SAFE_TESTS,
     ),
+    WrongAnswer(
+        POLICY,
+        "refuses every tool, the reads too",
+        'POLICY = {name: "never" for name in ["search_orders", "get_my_profile", "refund_order", '
+        '"send_email", "drop_table"]}\n',
+        ("test_policy_reads", "test_policy_side_effects", "test_policy_drop_table"),
+    ),
 ]
