@@ -305,6 +305,7 @@ def copy_course(source: Path, destination: Path) -> Path:
         "feedback",
         "downloaded",
         NOTES,
+        "similarity",
         "__pycache__",
     )
     shutil.copytree(source, destination, ignore=shutil.ignore_patterns(*state))
