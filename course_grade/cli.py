@@ -59,6 +59,14 @@ def parser() -> argparse.ArgumentParser:
         "--hide-hidden-tests", action=argparse.BooleanOptionalAction, default=keep,
         help="leave hidden tests and their tracebacks out of the feedback (default: on); scores are the same",
     )  # fmt: skip
+    options.add_argument(
+        "--similarity-against", type=Path, default=keep, metavar="DIR",
+        help="also compare solutions with earlier submissions in DIR (<DIR>/<student>/<assignment>/*.ipynb)",
+    )  # fmt: skip
+    options.add_argument(
+        "--similarity-threshold", type=float, default=keep,
+        help="flag pairs of solutions at least this similar, 0..1 (default: 0.6); scores never change",
+    )  # fmt: skip
     main_parser = argparse.ArgumentParser(
         prog="course-grade",
         parents=[common],
@@ -107,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
             sandbox=getattr(args, "sandbox", "auto"), hide_hidden_tests=getattr(args, "hide_hidden_tests", True),
             trusted_checks=getattr(args, "trusted_checks", True),
         ) as pipeline:  # fmt: skip
+            pipeline.similarity_against = getattr(args, "similarity_against", None)
+            pipeline.similarity_threshold = getattr(
+                args, "similarity_threshold", pipeline.similarity_threshold
+            )
             return _step(pipeline, args, names)
     except CourseError as error:
         print(f"course-grade: {error}", file=sys.stderr)

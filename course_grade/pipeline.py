@@ -31,6 +31,8 @@ from course_grade.intake import Intake, take_in
 from course_grade.notebooks import read
 from course_grade.pool import Pool
 from course_grade.problems import KINDS, REVIEW, Note, NotebookDefinition, load_notes, save_notes
+from course_grade.review.similarity import THRESHOLD as SIMILARITY_THRESHOLD
+from course_grade.review.similarity import review_class
 from course_grade.summary import Outcome
 from course_grade.trusted.grading import apply_verdicts
 from course_grade.workers import (
@@ -76,6 +78,9 @@ class Pipeline:
         self._scratch = Path(tempfile.mkdtemp(prefix="course-grade-"))
         self._pool: Pool | None = None
         self._definitions: dict[str, list[NotebookDefinition]] = {}
+        self.similarity_against: Path | None = None
+        """A folder of earlier submissions the class's solutions are also compared with (`--similarity-against`)."""
+        self.similarity_threshold = SIMILARITY_THRESHOLD
 
     def __enter__(self) -> Pipeline:
         return self
@@ -213,9 +218,28 @@ class Pipeline:
             )
             for student, assignment in submitted_pairs(self.course, names)
         }
+        self._review_similarity(names, review)
         rows = export_csv(self.course.db_url, self.course.course_id, destination, names, review)
         self.out(f"grades: {destination} ({rows} rows)")
         return rows
+
+    def _review_similarity(self, names: list[str], review: dict[tuple[str, str], str]) -> None:
+        """Flag copies in the `review` column (never a score): each assignment's solutions compared by copydetect."""
+        for assignment in names:
+            students = sorted({student for student, name in review if name == assignment})
+            if not students:
+                continue
+            pairs, notes, report = review_class(
+                self.course.root, assignment, students, self.similarity_against, self.similarity_threshold
+            )
+            for pair in pairs:
+                self.out(
+                    f"similar [{assignment}]: {pair.student} ~ {pair.other} ({round(pair.similarity * 100)}%)"
+                )
+            self.out(f"similarity: {len(pairs)} pairs flagged, report in {report}")
+            for student, found in notes.items():
+                key = (student, assignment)
+                review[key] = "; ".join(filter(None, [review.get(key, ""), *found]))
 
 
 def submitted_pairs(course: Course, names: list[str]) -> list[tuple[str, str]]:
@@ -281,6 +305,7 @@ def copy_course(source: Path, destination: Path) -> Path:
         "feedback",
         "downloaded",
         NOTES,
+        "similarity",
         "__pycache__",
     )
     shutil.copytree(source, destination, ignore=shutil.ignore_patterns(*state))

@@ -12,7 +12,11 @@ for the standard library's (`collections.OrderedDict`), `{"sub": name}` for one 
 
 Decoding on the trusted side is strict: classes come only from an allow-list and anything unknown becomes
 its base type or an `Opaque` placeholder; nothing the learner sends is ever imported, called or evaluated.
-The work is iterative, so a list nested 100,000 deep costs memory, not the stack.
+The work is iterative, so a list nested 100,000 deep costs memory, not the stack, and what a message of the
+learner's decodes to is bounded by its size: a `chain` node claiming more lists than its bytes pay for
+(`CHAIN_LISTS_PER_BYTE`) is refused before any is built. The encoder asks an object's real class (`type`),
+never its `__class__`, which a learner's object may fake, and any error its objects raise while read is a
+`CodecError` (the call's error), never a crash of the process.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import collections.abc
 import dataclasses
 import importlib
 import itertools
+import json
 import math
 import sys
 import types
@@ -30,6 +35,13 @@ from typing import Any, Protocol
 
 MAX_NODES = 500_000
 """The most containers one message may hold."""
+
+CHAIN_LISTS_PER_BYTE = 2
+"""The strict side builds at most this many lists of `chain` nodes per byte of the wire form they came in.
+
+Every other node decodes to at most one container, and its items to what the wire spells out, so a message
+from the learner decodes to an amount of memory in proportion to its size (a list is ~70 bytes: about 150
+bytes per byte of a message made of chains, a few bytes per byte of any other)."""
 
 KNOWN_CLASSES: dict[str, type] = {
     "collections.OrderedDict": collections.OrderedDict,
@@ -93,8 +105,10 @@ def _class_path(cls: type) -> str:
 
 
 def _base_of(value: object) -> str | None:
+    """The builtin kind of the value's real class (`type`, never `__class__`, which an object may fake)."""
+    cls = type(value)
     for base, kind in _BASES:
-        if isinstance(value, base):
+        if issubclass(cls, base):
             return kind
     return None
 
@@ -135,10 +149,17 @@ def encode(
         pending.append(len(nodes) - 1)
         return {"n": len(nodes) - 1}
 
-    top = ref(value)
-    while pending:
-        index = pending.pop()
-        nodes[index] = _node(objects[index], ref, refs)
+    try:
+        top = ref(value)
+        while pending:
+            index = pending.pop()
+            nodes[index] = _node(objects[index], ref, refs)
+    except (CodecError, RecursionError):
+        raise
+    except Exception as error:  # an object of the learner's that breaks while read: its error, not a crash
+        raise CodecError(
+            f"a value that cannot be encoded: {type(error).__name__}: {str(error)[:100]}"
+        ) from None
     return {"v": top, "n": nodes}, objects
 
 
@@ -158,7 +179,7 @@ def _chain(item: list[Any]) -> tuple[int, list[Any]]:
 
 def _notebook_class(cls: type) -> bool:
     """A class the notebook defines: it stays in the learner's process, and crosses as a reference."""
-    return isinstance(cls, type) and getattr(cls, "__module__", None) == "__main__"
+    return issubclass(type(cls), type) and getattr(cls, "__module__", None) == "__main__"
 
 
 def _methods(cls: type) -> list[str]:
@@ -168,51 +189,50 @@ def _methods(cls: type) -> list[str]:
         if base.__module__ != "__main__":
             continue
         for name, value in vars(base).items():
-            if isinstance(value, staticmethod | classmethod) or (
-                callable(value) and not isinstance(value, type)
+            if issubclass(type(value), staticmethod | classmethod) or (
+                callable(value) and not issubclass(type(value), type)
             ):
                 names.append(name)
     return sorted(set(names))[:500]
 
 
-def _node(item: object, ref: Callable[[object], Any], refs: Refs) -> dict[str, Any]:
+def _node(item: Any, ref: Callable[[object], Any], refs: Refs) -> dict[str, Any]:
     """One node: the item's kind, class and contents (children as references)."""
     cls = type(item)
     if cls is list:  # the common containers first: a deep published input is 100,000 of them
-        depth, innermost = _chain(item)  # type: ignore[arg-type]
+        depth, innermost = _chain(item)
         if depth >= CHAIN:
             return {"k": "chain", "depth": depth, "v": [ref(x) for x in innermost]}
-        return {"k": "list", "v": [ref(x) for x in item]}  # type: ignore[attr-defined]
+        return {"k": "list", "v": [ref(x) for x in item]}
     if cls is dict:
-        return {"k": "dict", "v": [[ref(k), ref(v)] for k, v in item.items()]}  # type: ignore[attr-defined]
+        return {"k": "dict", "v": [[ref(k), ref(v)] for k, v in item.items()]}
     if cls is tuple:
-        return {"k": "tuple", "v": [ref(x) for x in item]}  # type: ignore[attr-defined]
+        return {"k": "tuple", "v": [ref(x) for x in item]}
     remote = refs.remote_id(item)
     if remote is not None:
         return {"k": "ref", "mine": False, "id": remote}
-    if getattr(refs, "shares_objects", False) and _notebook_class(
-        cls if not isinstance(item, type) else item
-    ):
-        if isinstance(item, type):
+    is_class = issubclass(cls, type)  # every check below asks the real class, never `__class__`
+    if getattr(refs, "shares_objects", False) and _notebook_class(item if is_class else cls):
+        if is_class:
             return {"k": "class", "id": refs.export(item), "name": item.__name__, "methods": _methods(item)}
-        if _base_of(item) is None and not isinstance(item, BaseException):
+        if _base_of(item) is None and not issubclass(cls, BaseException):
             return {"k": "instance", "id": refs.export(item), "v": [ref(cls)]}
-    if isinstance(item, type):
-        if item in BUILTIN_TYPES.values():
+    if is_class:
+        if any(item is builtin for builtin in BUILTIN_TYPES.values()):
             return {"k": "type", "name": item.__name__}
         return {"k": "opaque", "type": "type"}
-    if _is_course_record(cls) and not (callable(item) and dataclasses.is_dataclass(item)):
-        if dataclasses.is_dataclass(item):
+    if _is_course_record(cls) and not (callable(item) and dataclasses.is_dataclass(cls)):
+        if dataclasses.is_dataclass(cls):
             fields = {f.name: ref(getattr(item, f.name)) for f in dataclasses.fields(item)}
             return {"k": "obj", "path": _class_path(cls), "fields": fields}
-        return {"k": "ntuple", "path": _class_path(cls), "items": [ref(x) for x in item]}  # type: ignore[attr-defined]
-    if isinstance(item, types.MappingProxyType):
+        return {"k": "ntuple", "path": _class_path(cls), "items": [ref(x) for x in item]}
+    if issubclass(cls, types.MappingProxyType):
         return {"k": "dict", "c": "types.MappingProxyType", "v": [[ref(k), ref(v)] for k, v in item.items()]}
-    if isinstance(item, collections.UserDict | collections.UserList):
+    if issubclass(cls, collections.UserDict | collections.UserList):
         inner = _node(item.data, ref, refs)
         return {**inner, "c": _class_path(cls)}
     kind = _base_of(item)
-    if kind is None and isinstance(item, collections.abc.Iterator) and not refs.keeps_iterators:
+    if kind is None and issubclass(cls, collections.abc.Iterator) and not refs.keeps_iterators:
         return {
             "k": "iter",
             "v": [ref(x) for x in itertools.islice(item, MAX_NODES)],
@@ -225,20 +245,20 @@ def _node(item: object, ref: Callable[[object], Any], refs: Refs) -> dict[str, A
     if cls.__name__ != kind:
         path = _class_path(cls)
         node["c"] = path if path in KNOWN_CLASSES else {"sub": cls.__name__}
-    if isinstance(item, collections.defaultdict):
+    if issubclass(cls, collections.defaultdict):
         factory = item.default_factory
-        node["factory"] = factory.__name__ if factory in BUILTIN_TYPES.values() else None  # type: ignore[union-attr]
+        node["factory"] = factory.__name__ if factory in BUILTIN_TYPES.values() else None
     if kind in ("bool", "int", "str", "float"):
         node["v"] = ref({"bool": bool, "int": int, "str": str, "float": float}[kind](item))
     elif kind in ("bytes", "bytearray"):
-        node["v"] = bytes(item).decode("latin-1")  # type: ignore[call-overload]
+        node["v"] = bytes(item).decode("latin-1")
     elif kind == "complex":
-        node["v"] = [ref(item.real), ref(item.imag)]  # type: ignore[attr-defined]
+        node["v"] = [ref(item.real), ref(item.imag)]
     elif kind == "dict":
-        pairs: list[tuple[Any, Any]] = list(dict.items(item))  # type: ignore[arg-type]
+        pairs: list[tuple[Any, Any]] = list(dict.items(item))
         node["v"] = [[ref(k), ref(v)] for k, v in pairs]
     else:
-        node["v"] = [ref(x) for x in item]  # type: ignore[attr-defined]
+        node["v"] = [ref(x) for x in item]
     return node
 
 
@@ -247,7 +267,7 @@ def decode(
 ) -> tuple[object, list[object]]:
     """The value of a wire form, and the objects of its nodes; `strict` for what the learner sent."""
     try:
-        return _Decoder(wire, refs, strict, back or []).run()
+        return _Decoder(wire, refs, strict, back or []).run(wire)
     except CodecError:
         raise
     except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError) as error:
@@ -271,10 +291,16 @@ class _Decoder:
         self._inner: dict[int, Any] = {}
         """id of a MappingProxyType or UserDict/UserList made here -> the container it wraps (filled in pass 3)."""
 
-    def run(self) -> tuple[object, list[object]]:
+    def run(self, wire: Any) -> tuple[object, list[object]]:
+        chained = 0
         for index, node in enumerate(self.nodes):
             if type(node) is not dict:
                 raise CodecError(f"node {index} is not an object")
+            if node.get("k") == "chain":
+                chained += _depth(node) - 1
+        if self.strict and chained:
+            _within_budget(wire, chained)
+        for index, node in enumerate(self.nodes):
             if node.get("k") in _MUTABLE:
                 self.objects[index] = self._empty(node)
         for index in range(len(self.nodes)):
@@ -362,11 +388,8 @@ class _Decoder:
         elif kind == "list":
             target.extend(self.value(x) for x in _items(node.get("v")))  # type: ignore[attr-defined]
         elif kind == "chain":
-            depth = node.get("depth")
-            if type(depth) is not int or not 0 < depth <= MAX_NODES:
-                raise CodecError("a chain of lists with no valid depth")
             current: Any = target
-            for _ in range(depth - 1):
+            for _ in range(_depth(node) - 1):
                 current.append([])
                 current = current[0]
             current.extend(self.value(x) for x in _items(node.get("v")))
@@ -449,6 +472,24 @@ class _Decoder:
 
 
 _UNSET = object()
+
+
+def _depth(node: dict[str, Any]) -> int:
+    """The number of lists a chain node stands for."""
+    depth = node.get("depth")
+    if type(depth) is not int or not 0 < depth <= MAX_NODES:
+        raise CodecError("a chain of lists with no valid depth")
+    return depth
+
+
+def _within_budget(wire: Any, chained: int) -> None:
+    """Refuse a wire form whose chains would build more lists than its size pays for."""
+    size = len(json.dumps(wire, ensure_ascii=True, separators=(",", ":")))
+    if chained > CHAIN_LISTS_PER_BYTE * size:
+        raise CodecError(
+            f"a value of {size} bytes whose chains would build {chained} lists "
+            f"(at most {CHAIN_LISTS_PER_BYTE} per byte)"
+        )
 
 
 def _index(item: Any, size: int) -> int:

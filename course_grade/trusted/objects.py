@@ -118,12 +118,12 @@ def remote_instance(endpoint: Caller, ident: int, cls: object) -> RemoteInstance
 
 def remote_ident(value: object, endpoint: object) -> int | None:
     """The learner's id of a class or instance proxy of `endpoint`, or None for anything else."""
-    if isinstance(value, RemoteClass):
+    if issubclass(type(value), RemoteClass):  # the real class: a learner's object may fake `__class__`
         owner, ident = (
             type.__getattribute__(value, "_remote_endpoint"),
             type.__getattribute__(value, "_remote_ident"),
         )
-    elif isinstance(type(value), RemoteClass):
+    elif issubclass(type(type(value)), RemoteClass):
         owner, ident = (
             object.__getattribute__(value, "_remote_endpoint"),
             object.__getattribute__(value, "_remote_ident"),

@@ -147,7 +147,7 @@ class Endpoint:
 
     def remote_id(self, value: object) -> int | None:
         """The other side's id for a proxy of this endpoint."""
-        if isinstance(value, Remote):
+        if type(value) is Remote:  # the real class: a learner's object may fake `__class__`
             return value._ident if value._endpoint is self else None
         return objects.remote_ident(value, self)
 

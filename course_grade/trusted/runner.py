@@ -5,6 +5,8 @@ submission's copies of them) and the submitted one (its solution cells and its o
 submission's code in a learner process, then runs the instructor's setup and each test cell in a namespace of
 this process where every graded name is a proxy to the learner's process (functions) or its value as data.
 A test cell passes when it raises nothing and writes nothing to stderr, as under nbgrader.
+Only the graded names (those the instructor's solution cells define) come from the learner; every other
+name is the instructor's, and a submitted solution cell that redefines one is flagged for review.
 """
 
 from __future__ import annotations
@@ -108,7 +110,9 @@ class Plan:
     learner_cells: list[str] = field(default_factory=list)
     """What the learner's process runs: the submission's code with its fixed cells restored, tests left out."""
     names: list[str] = field(default_factory=list)
-    """The names solution cells define (the instructor's and the submission's)."""
+    """The graded names: those the instructor's solution cells define (the only names taken from the learner)."""
+    shadowing: list[str] = field(default_factory=list)
+    """Review flags: a submitted solution cell that defines one of the instructor's names (ignored here)."""
     before: dict[str, int] = field(default_factory=dict)
     """test grade_id -> how many learner cells come before it in the submission (they run before its test)."""
     examples: list[str] = field(default_factory=list)
@@ -116,7 +120,11 @@ class Plan:
 
 
 def plan(source: Notebook, submitted: Notebook) -> Plan:
-    """Split the two notebooks into the trusted side's cells and the learner's."""
+    """Split the two notebooks into the trusted side's cells and the learner's.
+
+    The graded names come from the instructor's solution cells, never from the submission's: a submitted
+    solution cell that also defines one of the instructor's names (`refusal`, `load_fixture`, `server`)
+    changes nothing the checks see, and is flagged for review."""
     result = Plan()
     fixed: dict[str, str] = {}
     for cell in _code_cells(source):
@@ -131,6 +139,7 @@ def plan(source: Notebook, submitted: Notebook) -> Plan:
     demos = {_source(cell) for cell in _code_cells(source) if "demo" in _tags(cell)}
     restored: set[str] = set()
     learner: list[str] = []
+    solutions: list[tuple[str, str]] = []
     tests = {grade_id for grade_id, _ in result.tests}
     seen_at: dict[str, int] = {}
     for cell in _code_cells(submitted):
@@ -147,7 +156,7 @@ def plan(source: Notebook, submitted: Notebook) -> Plan:
             continue  # an instructor's worked example, unchanged: no test depends on it
         learner.append(_source(cell))
         if _nbgrader(cell).get("solution"):
-            result.names += _defined(_source(cell))
+            solutions.append((grade_id, _source(cell)))
     used = _used(text for _, text in result.tests)
     for cell in _code_cells(source):
         if not _nbgrader(cell) and set(_defined(_source(cell))) & used:
@@ -158,7 +167,67 @@ def plan(source: Notebook, submitted: Notebook) -> Plan:
         grade_id: len(missing) + seen_at.get(grade_id, len(learner)) for grade_id, _ in result.tests
     }
     result.names = list(dict.fromkeys(result.names))
+    result.shadowing = _shadowing(solutions, instructor_bindings(source, used), set(result.names))
     return result
+
+
+def instructor_bindings(source: Notebook, used: set[str]) -> dict[str, set[str]]:
+    """The names the checks take from the instructor's cells, and how those cells bind them.
+
+    Every name a read-only (setup) cell binds, and those of its worked examples that a test reads. An import
+    is noted by what it imports (`course_lib.fixtures.load_fixture`), anything else as "defined"."""
+    found: dict[str, set[str]] = {}
+    for cell in _code_cells(source):
+        if not is_fixed(cell) and _nbgrader(cell):
+            continue
+        for name, how in _bindings(_source(cell)):
+            if is_fixed(cell) or name in used:
+                found.setdefault(name, set()).add(how)
+    return found
+
+
+def _shadowing(
+    solutions: list[tuple[str, str]], instructor: dict[str, set[str]], graded: set[str]
+) -> list[str]:
+    """A flag per submitted solution cell binding an instructor's name other than as the instructor does."""
+    flags = []
+    for grade_id, text in solutions:
+        names = sorted(
+            {
+                name
+                for name, how in _bindings(text)
+                if name in instructor
+                and name not in graded
+                and (how == "defined" or how not in instructor[name])
+            }
+        )
+        if names:
+            listed = ", ".join(f"`{name}`" for name in names)
+            flags.append(
+                f"the solution cell `{grade_id}` also defines the instructor's {listed}; the trusted checks "
+                "ignore it and use the instructor's"
+            )
+    return flags
+
+
+def _bindings(source: str) -> list[tuple[str, str]]:
+    """(name, how) of each top-level binding of a cell: an import's full path, or "defined"."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    found: list[tuple[str, str]] = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            found += [(a.asname or a.name, f"{node.module}.{a.name}") for a in node.names if a.name != "*"]
+        elif isinstance(node, ast.Import):
+            found += [
+                (a.asname, a.name) if a.asname else (a.name.split(".")[0], a.name.split(".")[0])
+                for a in node.names
+            ]
+        else:
+            found += [(name, "defined") for name in _defined_by(node)]
+    return found
 
 
 def _used(sources: Iterator[str]) -> set[str]:
@@ -262,7 +331,7 @@ class _Run:
     ) -> None:
         self.name, self.steps, self.learner, self.cell_seconds = name, steps, learner, cell_seconds
         self.learner_cell_seconds = learner_cell_seconds
-        self.flags: list[str] = []
+        self.flags: list[str] = list(steps.shadowing)
         self.namespace: dict[str, Any] = {}
         self.starts = 0
         self.loaded = 0

@@ -20,6 +20,11 @@ ALL_PARSE_TESTS = (
     "test_parse_envelope_json_values",
     "test_parse_envelope_messages",
 )
+ADAPTER_TESTS = (
+    "test_chat_message_to_envelopes_calls",
+    "test_chat_message_to_envelopes_final",
+    "test_chat_message_to_envelopes_bad_json",
+)
 
 _PARSE_OK = '''
 def parse_envelope(raw):
@@ -248,5 +253,29 @@ WRONG_ANSWERS = [
         "lets json.JSONDecodeError escape instead of raising EnvelopeError",
         splice(_ADAPTER_OK, ("        except json.JSONDecodeError:\n", "        except EnvelopeError:\n")),
         ("test_chat_message_to_envelopes_bad_json",),
+    ),
+    WrongAnswer(
+        PARSE,
+        "refuses everything: every test of Part A also has an envelope it must accept",
+        'def parse_envelope(raw):\n    raise EnvelopeError("refused")\n',
+        ALL_PARSE_TESTS,
+    ),
+    WrongAnswer(
+        PARSE,
+        "returns its input unchanged: no check, no copy",
+        "def parse_envelope(raw):\n    return raw\n",
+        tuple(test for test in ALL_PARSE_TESTS if test != "test_parse_envelope_branches"),
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "refuses every message",
+        'def chat_message_to_envelopes(message):\n    raise EnvelopeError("refused")\n',
+        ADAPTER_TESTS,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "returns the message unchanged",
+        "def chat_message_to_envelopes(message):\n    return message\n",
+        ADAPTER_TESTS,
     ),
 ]

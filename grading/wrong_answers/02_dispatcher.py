@@ -310,4 +310,29 @@ WRONG_ANSWERS = [
         ),
         ("test_dispatch_with_forbidden_still_refused",),
     ),
+    WrongAnswer(
+        DISPATCH,
+        "refuses every request: each test of Part B also has a request it must run",
+        'def parse_request(raw):\n    raise DispatchError("refused")\n\n\n'
+        'def dispatch(raw):\n    raise DispatchError("refused")\n',
+        ALL_DISPATCH_TESTS,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "returns the request unchanged: nothing parsed, nothing checked, nothing run",
+        "def parse_request(raw):\n    return raw\n\n\ndef dispatch(raw):\n    return raw\n",
+        ALL_DISPATCH_TESTS,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "refuses every request, whatever the table holds",
+        'def dispatch_with(raw, tools):\n    raise DispatchError("refused")\n',
+        ALL_DISPATCH_WITH_TESTS,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "returns the request unchanged",
+        "def dispatch_with(raw, tools):\n    return raw\n",
+        ALL_DISPATCH_WITH_TESTS,
+    ),
 ]

@@ -332,4 +332,30 @@ WRONG_ANSWERS = [
         ),
         ("test_count_requests_parallel", "test_count_requests_one_per_turn"),
     ),
+    WrongAnswer(
+        CHAT,
+        "refuses every conversation before the first request",
+        "def chat_tool_loop(base, user_text, toolbox, names, **options):\n"
+        '    raise MaxStepsExceeded("refused")\n',
+        ALL_CHAT_TESTS,
+    ),
+    WrongAnswer(
+        CHAT,
+        "returns at once: no request, no tool, the user's words as the answer",
+        "def chat_tool_loop(base, user_text, toolbox, names, **options):\n    return user_text\n",
+        ALL_CHAT_TESTS,
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "refuses every conversation before the first request",
+        "def responses_tool_loop(base, user_text, toolbox, names, **options):\n"
+        '    raise MaxStepsExceeded("refused")\n',
+        ALL_RESPONSES_TESTS,
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "returns at once: no request, no tool, the user's words as the answer",
+        "def responses_tool_loop(base, user_text, toolbox, names, **options):\n    return user_text\n",
+        ALL_RESPONSES_TESTS,
+    ),
 ]

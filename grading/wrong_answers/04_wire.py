@@ -489,4 +489,40 @@ WRONG_ANSWERS += [
         ),
         ("test_assemble_responses_unfinished",),
     ),
+    WrongAnswer(
+        SPECS,
+        "refuses every request for specs: each test of Part A also has names it must serve",
+        'def tool_specs(toolbox, names, api):\n    raise ValueError("refused")\n',
+        ALL_SPECS_TESTS,
+    ),
+    WrongAnswer(
+        SPECS,
+        "returns the names it was given unchanged",
+        "def tool_specs(toolbox, names, api):\n    return names\n",
+        ALL_SPECS_TESTS,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "refuses every stream",
+        'def assemble_chat_stream(events):\n    raise ModelTurnError("refused")\n',
+        ("test_assemble_chat_calls", "test_assemble_chat_text", "test_assemble_chat_finish"),
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "returns the events unchanged",
+        "def assemble_chat_stream(events):\n    return events\n",
+        ("test_assemble_chat_calls", "test_assemble_chat_text", "test_assemble_chat_finish"),
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "refuses every stream, finished or not",
+        'def assemble_responses_stream(events):\n    raise ModelTurnError("refused")\n',
+        ("test_assemble_responses_calls", "test_assemble_responses_unfinished"),
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "returns the events unchanged",
+        "def assemble_responses_stream(events):\n    return events\n",
+        ("test_assemble_responses_calls", "test_assemble_responses_unfinished"),
+    ),
 ]

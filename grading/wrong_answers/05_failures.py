@@ -462,4 +462,29 @@ WRONG_ANSWERS = [
         "    return _dispatch(toolbox, name, raw_arguments, offered, confirm=confirm)\n",
         ALL_RUN_TESTS,
     ),
+    WrongAnswer(
+        CHECK,
+        "refuses every value: a problem for each, valid or not",
+        'def check_args(value, schema, path="$"):\n    return [f"{path}: refused"]\n',
+        ALL_CHECK_TESTS,
+    ),
+    WrongAnswer(
+        CHECK,
+        "returns the value it was given instead of a list of problems",
+        'def check_args(value, schema, path="$"):\n    return value\n',
+        ALL_CHECK_TESTS,
+    ),
+    WrongAnswer(
+        RUN,
+        "refuses every call: an error result for each, nothing ever runs",
+        "def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):\n"
+        '    return json.dumps({"error": "refused"})\n',
+        ALL_RUN_TESTS,
+    ),
+    WrongAnswer(
+        RUN,
+        "returns the raw arguments unchanged: nothing parsed, checked or run",
+        "def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):\n    return raw_arguments\n",
+        ALL_RUN_TESTS,
+    ),
 ]

@@ -314,4 +314,23 @@ WRONG_ANSWERS = [
         _policy({("drop table" if name == "drop_table" else name): rule for name, rule in _RULES.items()}),
         ("test_policy_shape", "test_policy_drop_table"),
     ),
+    WrongAnswer(
+        SAFE,
+        "refuses every expression: each test of Part A also has one it must compute",
+        'def safe_arithmetic(expression):\n    raise ToolError("refused")\n',
+        ALL_SAFE_TESTS,
+    ),
+    WrongAnswer(
+        SAFE,
+        "returns the expression unchanged, as text",
+        "def safe_arithmetic(expression):\n    return expression\n",
+        ALL_SAFE_TESTS,
+    ),
+    WrongAnswer(
+        POLICY,
+        "refuses every tool, the reads too",
+        'POLICY = {name: "never" for name in ["search_orders", "get_my_profile", "refund_order", '
+        '"send_email", "drop_table"]}\n',
+        ("test_policy_reads", "test_policy_side_effects", "test_policy_drop_table"),
+    ),
 ]

@@ -547,4 +547,30 @@ class ChatAdapter:
 """,
         (*ADAPTER_TESTS, HARNESS),
     ),
+    WrongAnswer(
+        POLICY,
+        "refuses every tool, whatever the policy says",
+        'def mode_for(policy, name):\n    return "never"\n\n\n'
+        "def offered_tools(policy, registered):\n    return []\n\n\n"
+        'def effective_mode(policy, name, concerns=()):\n    return "never"\n',
+        POLICY_TESTS,
+    ),
+    WrongAnswer(
+        APPROVER,
+        "refuses every call without asking the approver",
+        'def ask_approver(approver, name, arguments, timeout):\n    return (False, "refused")\n',
+        APPROVER_TESTS,
+    ),
+    WrongAnswer(
+        REDACT,
+        "redacts every text, secret or not",
+        "def redact(text):\n    return REDACTED\n",
+        REDACT_TESTS,
+    ),
+    WrongAnswer(
+        REDACT,
+        "returns the text unchanged",
+        "def redact(text):\n    return text\n",
+        REDACT_TESTS,
+    ),
 ]

@@ -1,0 +1,197 @@
+"""Copies flagged, never a grade change: the graded cells of a class compared with each other and the keys.
+
+Each submission's solution cells are fingerprinted with copydetect (winnowed k-grams of the tokenized code,
+identifiers and literals normalised, so renaming or inlining a constant changes little); the learners'
+version of the notebook is the boilerplate (its stubs and signatures match everybody). Every pair of
+classmates, every submission against the key (the reference source of the assignment's graded functions)
+and, optionally, against earlier submissions is scored; pairs at or above the threshold become review notes
+(`similar to the reference (NN%)`, `similar to <student> (NN%)`) and rows of an HTML report.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import io
+import itertools
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import course_lib
+
+THRESHOLD = 0.6
+"""The share of one side's fingerprinted tokens found in the other from which a pair is flagged."""
+
+K = 25
+"""copydetect's noise threshold: matches shorter than this many (filtered) characters are ignored."""
+
+WINDOW = 1
+"""copydetect's guarantee threshold minus the noise threshold, plus one: every k-gram is kept."""
+
+REFERENCE = "the reference"
+"""The name a key goes by in notes and the report."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two graded sources found alike: `student`'s, and `other`'s (a classmate, the reference, an earlier one)."""
+
+    student: str
+    other: str
+    similarity: float
+    """The larger of the two sides' overlap shares, 0..1."""
+
+
+def solution_source(notebook: Mapping[str, Any]) -> str:
+    """The source of a notebook's solution cells (nbgrader `solution: true`), one after the other."""
+    cells = notebook.get("cells")
+    sources = []
+    for cell in cells if isinstance(cells, list) else []:
+        meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
+        if isinstance(meta, dict) and meta.get("solution") and cell.get("cell_type") == "code":
+            text = cell.get("source", "")
+            sources.append("".join(text) if isinstance(text, list) else str(text))
+    return "\n\n".join(sources) + "\n"
+
+
+def graded_names(instructor: Mapping[str, Any]) -> list[str]:
+    """The top-level functions and classes the instructor's solution cells define."""
+    try:
+        tree = ast.parse(solution_source(instructor))
+    except SyntaxError:
+        return []
+    kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    return [node.name for node in tree.body if isinstance(node, kinds)]
+
+
+def key_source(names: Iterable[str]) -> str:
+    """The reference source of the named functions and classes: every course_lib module defining one of them
+    at top level, whole (a pasted key brings its helpers and constants along).
+
+    The one lookup of a key: an integrator may point it at the keys' own layer."""
+    wanted, found = set(names), []
+    for path in sorted(Path(course_lib.__file__).parent.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        kinds = ast.FunctionDef | ast.ClassDef
+        if any(isinstance(node, kinds) and node.name in wanted for node in ast.parse(text).body):
+            found.append(text)
+    return "\n\n".join(found)
+
+
+def _fingerprint(name: str, code: str, boilerplate: list[int] | None = None) -> Any:
+    from copydetect import CodeFingerprint  # type: ignore[import-untyped]  # loaded only when a review runs
+
+    return CodeFingerprint(f"{name}.py", K, WINDOW, boilerplate or [], fp=io.StringIO(code))
+
+
+def _similarity(one: Any, two: Any) -> float:
+    from copydetect import compare_files
+
+    if not len(one.hashes) or not len(two.hashes):
+        return 0.0
+    _, (first, second), _ = compare_files(one, two)
+    return float(max(first, second))
+
+
+def similar_pairs(
+    sources: Mapping[str, str],
+    reference: str,
+    boilerplate: str,
+    earlier: Mapping[str, str] | None = None,
+    threshold: float = THRESHOLD,
+) -> list[Pair]:
+    """Every pair of classmates, every submission with the reference and with each earlier one, at or above
+    the threshold, most similar first."""
+    common = [int(h) for h in _fingerprint("boilerplate", boilerplate).hashes]
+    prints = {student: _fingerprint(student, code, common) for student, code in sorted(sources.items())}
+    others = {REFERENCE: _fingerprint("reference", reference, common)} | {
+        name: _fingerprint(name, code, common) for name, code in sorted((earlier or {}).items())
+    }
+    pairs = [
+        Pair(one, two, score)
+        for one, two in itertools.combinations(prints, 2)
+        if (score := _similarity(prints[one], prints[two])) >= threshold
+    ]
+    pairs += [
+        Pair(student, other, score)
+        for student, mine in prints.items()
+        for other, theirs in others.items()
+        if (score := _similarity(mine, theirs)) >= threshold
+    ]
+    return sorted(pairs, key=lambda pair: (-pair.similarity, pair.student, pair.other))
+
+
+def review_notes(pairs: Iterable[Pair], classmates: Iterable[str]) -> dict[str, list[str]]:
+    """student -> what the `review` column says of them: `similar to the reference (NN%)`, `similar to x (NN%)`."""
+    students = set(classmates)
+    notes: dict[str, list[str]] = {}
+    for pair in pairs:
+        percent = f"{round(pair.similarity * 100)}%"
+        notes.setdefault(pair.student, []).append(f"similar to {pair.other} ({percent})")
+        if pair.other in students:
+            notes.setdefault(pair.other, []).append(f"similar to {pair.student} ({percent})")
+    return notes
+
+
+def html_report(assignment: str, pairs: Iterable[Pair], threshold: float = THRESHOLD) -> str:
+    """A self-contained HTML page listing the flagged pairs of one assignment."""
+    rows = "\n".join(
+        f"<tr><td>{html.escape(p.student)}</td><td>{html.escape(p.other)}</td>"
+        f"<td>{round(p.similarity * 100)}%</td></tr>"
+        for p in pairs
+    )
+    return (
+        f"<!doctype html>\n<meta charset='utf-8'>\n<title>Similar submissions: {html.escape(assignment)}</title>\n"
+        f"<h1>Similar submissions: {html.escape(assignment)}</h1>\n"
+        f"<p>Solution cells compared with copydetect; pairs at or above {round(threshold * 100)}% are listed for "
+        "review. No score was changed.</p>\n"
+        f"<table>\n<tr><th>submission</th><th>similar to</th><th>similarity</th></tr>\n{rows}\n</table>\n"
+    )
+
+
+def read_notebook(path: Path) -> dict[str, Any]:
+    """A notebook's JSON, or an empty notebook if it cannot be read."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"cells": []}
+    return found if isinstance(found, dict) else {"cells": []}
+
+
+def _solutions(folder: Path) -> str:
+    """The solution cells of every notebook in a folder, in name order."""
+    return "".join(solution_source(read_notebook(path)) for path in sorted(folder.glob("*.ipynb")))
+
+
+def review_class(
+    root: Path,
+    assignment: str,
+    students: Iterable[str],
+    earlier: Path | None = None,
+    threshold: float = THRESHOLD,
+) -> tuple[list[Pair], dict[str, list[str]], Path]:
+    """Compare one assignment's submissions in an nbgrader course at `root`; write the HTML report.
+
+    Returns the pairs, the review notes by student and where the report is. `earlier` holds submissions of
+    earlier years in the submitted layout (`<earlier>/<name>/<assignment>/*.ipynb`)."""
+    instructor = [read_notebook(path) for path in sorted((root / "source" / assignment).glob("*.ipynb"))]
+    names = [name for notebook in instructor for name in graded_names(notebook)]
+    learners = root / "release" / assignment
+    boilerplate = _solutions(learners if learners.is_dir() else root / "source" / assignment)
+    classmates = sorted(students)
+    sources = {student: _solutions(root / "submitted" / student / assignment) for student in classmates}
+    old = {}
+    if earlier is not None:
+        old = {
+            f"{folder.name} (earlier)": _solutions(folder / assignment)
+            for folder in sorted(earlier.iterdir())
+            if (folder / assignment).is_dir()
+        }
+    pairs = similar_pairs(sources, key_source(names), boilerplate, old, threshold)
+    report = root / "similarity" / f"{assignment}.html"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(html_report(assignment, pairs, threshold), encoding="utf-8")
+    return pairs, review_notes(pairs, classmates), report
