@@ -42,7 +42,6 @@ def ensure_environment() -> None:
     """Create .venv and install the course with its test tools, unless pyproject.toml is unchanged since."""
     if sys.version_info < (3, 11):  # noqa: UP036  (this script may be started by an older python3)
         sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}.")
-    ensure_node_clients()
     stamp = VENV / f".installed-{hashlib.sha256((ROOT / 'pyproject.toml').read_bytes()).hexdigest()[:16]}"
     if stamp.exists():
         return
@@ -95,6 +94,7 @@ def lab(extra: list[str]) -> int:
 
 def test(extra: list[str]) -> int:
     """Lint, type-check, run the tests (on every core), then nbval over the instructor notebooks."""
+    ensure_node_clients()  # the tests' Node SDKs only: `lab` never needs npm
     checks = [
         ("ruff", "check", "course_lib", "course_grade", "tests", "grading", "benchmarks", "course.py"),
         (
