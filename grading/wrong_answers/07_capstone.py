@@ -573,4 +573,31 @@ class ChatAdapter:
         "def redact(text):\n    return text\n",
         REDACT_TESTS,
     ),
+    WrongAnswer(
+        BUDGET,
+        "refuses everything: out of steps from the first request, every call a repeat",
+        splice(
+            _BUDGET_OK,
+            ("        if self.steps_left() == 0:\n", "        if True:\n"),
+            ("        return self._counts[key] > self.max_repeats\n", "        return True\n"),
+        ),
+        BUDGET_TESTS,
+    ),
+    WrongAnswer(
+        AUDIT,
+        "returns the fields unchanged: nothing redacted, nothing cut",
+        "def audit_entry(step, call_id, name, arguments, decision, reason, outcome):\n"
+        '    return {"step": step, "id": call_id, "name": name, "arguments": arguments, "decision": decision,\n'
+        '            "reason": reason, "outcome": outcome}\n',
+        AUDIT_TESTS,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "refuses every turn the model sends",
+        splice(
+            _ADAPTER_OK,
+            ("        if cut_off:\n", "        if True:\n"),
+        ),
+        ADAPTER_TESTS,
+    ),
 ]
