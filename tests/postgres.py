@@ -9,6 +9,7 @@ only (its Unix socket in that folder too), as the unprivileged user `nobody` whe
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -153,10 +154,8 @@ class PostgresServer:
         """The last resort when pg_ctl could not stop the server: SIGKILL the postmaster named in its pid file."""
         pid_file = self.data / "postmaster.pid"
         if pid_file.exists():
-            try:
+            with contextlib.suppress(ValueError, ProcessLookupError, IndexError):
                 os.kill(int(pid_file.read_text().split()[0]), 9)
-            except (ValueError, ProcessLookupError, IndexError):
-                pass
 
 
 def postgres_server() -> Iterator[PostgresServer]:
