@@ -27,7 +27,7 @@ from tests.postgres import PostgresServer, postgres_server
 pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("postgres")]
 """One xdist worker runs this module: one server and one reference class."""
 
-ASSIGNMENTS = ["01_envelope", "02_dispatch"]
+ASSIGNMENTS = ["01_envelope", "02_dispatcher"]
 STUDENTS = ["solution", "partial"]
 
 
