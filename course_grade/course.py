@@ -45,7 +45,7 @@ class Course:
         default_db = f"sqlite:///{root / 'gradebook.db'}"
         configured = config.CourseDirectory.get("db_url", default_db)
         course_id = str(config.CourseDirectory.get("course_id", "")) or "default_course"
-        return cls(root, db_url or str(configured), course_id, timeout)
+        return cls(root, database_url(db_url or str(configured)), course_id, timeout)
 
     def assignments(self) -> list[str]:
         """Every assignment of the course, in order: a folder of source/ holding at least one notebook."""
@@ -97,6 +97,22 @@ class Course:
                 }
                 found[f"{assignment}/{path.stem}"] = frozenset(str(i) for i in ids if i)
         return found
+
+
+POSTGRESQL_DRIVER = "postgresql+psycopg"
+"""SQLAlchemy's dialect and driver for PostgreSQL gradebooks: psycopg 3, which the course installs."""
+
+
+def database_url(url: str) -> str:
+    """The gradebook URL, with `postgresql://` and `postgres://` pointed at psycopg 3 (`POSTGRESQL_DRIVER`).
+
+    SQLAlchemy 2.0 reads a plain `postgresql://` as psycopg2 (not installed), 2.1 as psycopg, and rejects
+    `postgres://`; a URL naming its driver (`postgresql+psycopg2://`) is kept as it is.
+    """
+    scheme, separator, rest = url.partition("://")
+    if separator and scheme.lower() in ("postgresql", "postgres"):
+        return f"{POSTGRESQL_DRIVER}://{rest}"
+    return url
 
 
 def load_config(root: Path) -> Config:

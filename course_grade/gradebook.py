@@ -6,14 +6,20 @@ students. nbgrader's own `autograde` fills that copy; `record` then copies the a
 real gradebook, applying the rules nbgrader's `SaveAutoGrades` applies, from one process only. So the
 real gradebook has a single writer, whatever the database, and ends as a sequential `nbgrader
 autograde` would leave it.
+
+Several `course-grade` processes may share one PostgreSQL gradebook (two instructors grading two
+assignments at once). nbgrader's `update_or_create_*` look a row up, then insert it if it is missing: two
+processes recording the same new student both insert, and one fails on the unique key. So every
+`course-grade` writer takes `writer_lock` first, a PostgreSQL advisory lock that serialises them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +54,54 @@ class SubmissionGrades:
     assignment: str
     timestamp: datetime.datetime | None = None
     notebooks: tuple[NotebookGrades, ...] = field(default=())
+
+
+WRITER_LOCK = 0x636F_7572_7365_6762  # "coursegb"
+"""The key of the PostgreSQL advisory lock every `course-grade` process takes before it writes."""
+
+
+@contextlib.contextmanager
+def writer_lock(engine: sqlalchemy.engine.Engine) -> Iterator[None]:
+    """Hold the gradebook's writer lock while the block runs; a no-op on a database other than PostgreSQL.
+
+    The lock is a session-level advisory lock on a connection of its own, not a transaction-level one:
+    nbgrader commits inside `update_or_create_*`, which would release a transaction's lock halfway. If the
+    process dies, its connection closes and the server releases the lock. Recording a submission takes
+    milliseconds and grading it seconds, so the writers barely wait for each other.
+    """
+    if engine.dialect.name != "postgresql":
+        yield  # sqlite locks the whole file for each writing transaction itself
+        return
+    with engine.connect() as connection:
+        connection.execute(sqlalchemy.text("SELECT pg_advisory_lock(:key)"), {"key": WRITER_LOCK})
+        connection.commit()  # the lock outlives the transaction; the connection is not left idle in one
+        try:
+            yield
+        finally:
+            connection.execute(sqlalchemy.text("SELECT pg_advisory_unlock(:key)"), {"key": WRITER_LOCK})
+            connection.commit()
+
+
+@contextlib.contextmanager
+def writing(url: str) -> Iterator[None]:
+    """Hold the writer lock of the gradebook at `url` while the block runs (see `writer_lock`)."""
+    engine = sqlalchemy.create_engine(url)
+    try:
+        with writer_lock(engine):
+            yield
+    finally:
+        engine.dispose()
+
+
+def prepare(url: str, course_id: str) -> None:
+    """Create the gradebook's tables and course row, under the writer lock (nbgrader does it unlocked).
+
+    nbgrader's `Gradebook()` creates the tables, the schema version and the course when they are missing;
+    two processes doing it at once on a new PostgreSQL database collide. Once this has run, opening the
+    gradebook writes nothing.
+    """
+    with writing(url):
+        Gradebook(url, course_id).close()
 
 
 def build_template(real_url: str, template: Path, course_id: str, assignments: list[str]) -> None:
@@ -171,6 +225,12 @@ def notebook_scores(notebook: NotebookNode, definition: NotebookDefinition) -> d
 
 def record(gradebook: Gradebook, result: SubmissionGrades) -> None:
     """Record one submission's automatic results as nbgrader's autograde would; absent notebooks score 0."""
+    with writer_lock(gradebook.engine):
+        _record(gradebook, result)
+
+
+def _record(gradebook: Gradebook, result: SubmissionGrades) -> None:
+    """`record`, once the writer lock is held."""
     gradebook.update_or_create_student(result.student)
     if result.timestamp is not None:
         gradebook.update_or_create_submission(result.assignment, result.student, timestamp=result.timestamp)

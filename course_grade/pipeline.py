@@ -26,7 +26,15 @@ from course_grade.course import Course, CourseError
 from course_grade.export import export_csv
 from course_grade.feedback import finish
 from course_grade.files import fingerprint, remove_tree
-from course_grade.gradebook import build_template, definitions, missing_assignments, record, rescore
+from course_grade.gradebook import (
+    build_template,
+    definitions,
+    missing_assignments,
+    prepare,
+    record,
+    rescore,
+    writing,
+)
 from course_grade.intake import Intake, take_in
 from course_grade.notebooks import read
 from course_grade.pool import Pool
@@ -105,17 +113,25 @@ class Pipeline:
             self._pool = Pool(self.jobs, self.deadline, self._scratch).__enter__()
         return self._pool
 
+    def prepare(self) -> None:
+        """Create a PostgreSQL gradebook's tables before anything opens it (sqlite: nbgrader does it)."""
+        if self.course.db_url.startswith("postgresql"):
+            prepare(self.course.db_url, self.course.course_id)
+
     def release(self, names: list[str]) -> None:
         """nbgrader generate_assignment: the learners' versions in release/, the definitions in the gradebook."""
         api = NbGraderAPI(config=copy.deepcopy(self._config))
+        self.prepare()
         for name in names:
-            outcome = api.generate_assignment(name, force=True, create=True)
+            with writing(self.course.db_url):  # another course-grade may be writing the same gradebook
+                outcome = api.generate_assignment(name, force=True, create=True)
             if not outcome["success"]:
                 raise CourseError(f"nbgrader generate_assignment {name} failed: {failure_reason(outcome)}")
             self.out(f"released {name} -> {self.course.folder('release', assignment=name)}")
 
     def autograde(self, submissions: Path, names: list[str]) -> list[Outcome]:
         """Take the submissions in, autograde them in parallel, record each in the gradebook as it arrives."""
+        self.prepare()
         intake: Intake = take_in(self.course, submissions, names)
         self.skipped = intake.skipped
         used = sorted({assignment for _, assignment in intake.submissions})

@@ -203,7 +203,9 @@ def test_course_lib_is_unchanged(graded: Graded) -> None:
 
 def test_grades_csv_lists_what_to_review_by_hand(graded: Graded) -> None:
     rows = {row["student_id"]: row["review"] for row in csv_rows(graded.root / "grades.csv")}
-    assert "uses IPython internals" in rows["transformer"] and rows["solution"] == ""
+    assert "uses IPython internals" in rows["transformer"]
+    # the pack's attacks are built from the solution, so the honest solution is flagged only as their twin
+    assert all(note.startswith("similar to ") for note in filter(None, rows["solution"].split("; ")))
 
 
 def test_feedback_shows_no_hidden_test(graded: Graded) -> None:
