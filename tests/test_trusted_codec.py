@@ -12,24 +12,10 @@ import pytest
 from course_grade.trusted.codec import CHAIN_LISTS_PER_BYTE, CodecError, decode, encode
 from course_grade.trusted.rpc import PeerFailure
 from course_grade.trusted.session import LearnerProcess
+from tests.trusted_fakes import NoRefs
 
 BYTES_PER_BYTE = 200
 """The most memory (tracemalloc's peak) the strict decoder may take per byte of the wire it decodes."""
-
-
-class NoRefs:
-    """References for values with no callables in them."""
-
-    keeps_iterators = False
-
-    def export(self, value: object) -> int:
-        raise AssertionError(f"unexpected callable {value!r}")
-
-    def remote_id(self, value: object) -> int | None:
-        return None
-
-    def resolve(self, mine: bool, ident: int) -> object:
-        raise AssertionError("unexpected reference")
 
 
 def chains(count: int, depth: int) -> dict[str, Any]:

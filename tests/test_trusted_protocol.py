@@ -20,21 +20,7 @@ from course_grade.trusted.rpc import Endpoint, LearnerError, PeerFailure, Remote
 from course_grade.trusted.session import LearnerProcess
 from course_lib.errors import EnvelopeError
 from course_lib.standin import StandIn
-
-
-class NoRefs:
-    """References for values with no callables in them."""
-
-    keeps_iterators = False
-
-    def export(self, value: object) -> int:
-        raise AssertionError(f"unexpected callable {value!r}")
-
-    def remote_id(self, value: object) -> int | None:
-        return None
-
-    def resolve(self, mine: bool, ident: int) -> object:
-        raise AssertionError("unexpected reference")
+from tests.trusted_fakes import NoRefs
 
 
 def round_trip(value: object, strict: bool = False) -> object:
