@@ -21,6 +21,9 @@ class WrongAnswer(NamedTuple):
     """The whole replacement source of that cell."""
     fails: tuple[str, ...]
     """grade_ids of the test cells that must fail with it."""
+    breaks: str = ""
+    """The contract sentence it breaks: a verbatim part of one bullet of the "Your function must" list of
+    its part in the instructor notebook (see grading/AUTHORING.md); empty only until that part is audited."""
 
 
 def splice(base: str, *edits: tuple[str, str]) -> str:
