@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import threading
+from typing import Any
 
 import pytest
 
@@ -276,3 +278,29 @@ def test_the_command_line_server_answers_curl_style_requests(tmp_path: object) -
         process.terminate()
         process.wait(timeout=10)
     assert status == 200 and "Weather in Paris?" in body["choices"][0]["message"]["content"]
+
+
+def test_close_ends_the_serving_thread_and_frees_the_port() -> None:
+    """close() wakes the idle server itself rather than waiting for a poll interval; a second close is harmless."""
+    stand_in = StandIn([])
+    port = stand_in.port
+    stand_in.close()
+    stand_in.close()
+    assert not stand_in._thread.is_alive()
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_replies_go_out_without_nagle_delay(server: StandIn, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Headers and body are separate writes: with Nagle on, each keep-alive reply waits for a delayed ACK."""
+    handler = server._httpd.RequestHandlerClass
+    nodelay: list[int] = []
+
+    def setup(self: Any) -> None:
+        original_setup(self)
+        nodelay.append(self.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    original_setup = handler.setup
+    monkeypatch.setattr(handler, "setup", setup)
+    status, _, _ = call(server, "/embeddings", {"model": "m"})
+    assert status == 404 and nodelay and all(nodelay)
