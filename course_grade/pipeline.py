@@ -262,13 +262,13 @@ class Pipeline:
         """report.html and the exports in `folder`; print their paths and every student on one side only."""
         written = write_report(self.course, names, folder, self.review(names), roster, platforms)
         for path in written.files:
-            self.out(f"export: {path}")
+            self.out(f"export: {path.resolve()}")
         if written.matched is not None:
             for student in written.matched.not_in_gradebook:
                 self.out(f"on the roster, not in the gradebook (0 in the platform files): {student}")
             for student in written.matched.not_on_roster:
                 self.out(f"in the gradebook, not on the roster (left out of the platform files): {student}")
-        self.out(f"report: {written.page}")
+        self.out(f"report: {written.page.resolve()}")
         return written
 
     def _review_similarity(self, names: list[str], review: dict[tuple[str, str], str]) -> None:

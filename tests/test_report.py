@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import datetime
-import html.parser
 import json
 import shutil
 import statistics
@@ -26,6 +25,7 @@ from course_grade.report.build import write_report
 from course_grade.report.deadlines import assign_late_penalties, late_plugin
 from course_grade.report.failures import locate
 from course_grade.report.roster import RosterError, read_roster
+from tests.report_helpers import parse
 
 DUE = datetime.datetime(2026, 11, 1, 12, 0)
 POINTS = {"q1": 2.0, "q2": 1.0, "q3": 3.0}
@@ -106,46 +106,6 @@ def zero_if_late() -> object:
     config = Config()
     config.LateSubmissionPlugin.penalty_method = "zero"
     return late_plugin(config)
-
-
-class Tables(html.parser.HTMLParser):
-    """Every table of a page by id: rows of {td class (first word): text}; and every id seen."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tables: dict[str, list[dict[str, str]]] = {}
-        self.ids: set[str] = set()
-        self._table = ""
-        self._cell = ""
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = dict(attrs)
-        if found.get("id"):
-            self.ids.add(str(found["id"]))
-        if tag == "table":
-            self._table = str(found.get("id"))
-            self.tables[self._table] = []
-        elif tag == "tr" and self._table:
-            self.tables[self._table].append({})
-        elif tag == "td" and self._table:
-            self._cell = str(found.get("class", "")).split()[0]
-            self.tables[self._table][-1][self._cell] = ""
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "table":
-            self._table = ""
-        elif tag == "td":
-            self._cell = ""
-
-    def handle_data(self, data: str) -> None:
-        if self._table and self._cell:
-            self.tables[self._table][-1][self._cell] += data
-
-
-def parse(page: Path) -> Tables:
-    tables = Tables()
-    tables.feed(page.read_text(encoding="utf-8"))
-    return tables
 
 
 @pytest.fixture(scope="module")
