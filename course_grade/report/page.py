@@ -69,6 +69,11 @@ def anchor(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "-", name)
 
 
+def _count(number: int, noun: str) -> str:
+    """The number and the noun, with an s unless the number is 1."""
+    return f"{number} {noun if number == 1 else noun + 's'}"
+
+
 def _e(text: object) -> str:
     """Text escaped for HTML."""
     return html.escape(str(text), quote=True)
@@ -102,8 +107,9 @@ def render(report: Report) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>Grading report: {_e(report.course_id)}</title><style>{STYLE}</style></head><body>",
         f'<header id="overview"><h1>Grading report: {_e(report.course_id)}</h1>',
-        f"<p>{len({s.student for s in grades.submissions})} students, {len(grades.submissions)} submissions "
-        f"of {len(grades.assignments)} assignments, from the gradebook.</p>",
+        f"<p>{_count(len({s.student for s in grades.submissions}), 'student')}, "
+        f"{_count(len(grades.submissions), 'submission')} of {_count(len(grades.assignments), 'assignment')}, "
+        "from the gradebook.</p>",
         '<nav><ul id="contents">',
         *(f'<li><a href="#assignment-{anchor(a.name)}">{_e(a.name)}</a></li>' for a in grades.assignments),
         '<li><a href="#roster">students missing on either side</a></li><li><a href="#files">files</a></li>',
