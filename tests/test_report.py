@@ -24,6 +24,7 @@ from course_grade.course import Course, use_this_environment
 from course_grade.report.build import write_report
 from course_grade.report.deadlines import assign_late_penalties, late_plugin
 from course_grade.report.failures import locate
+from course_grade.report.grades import read_grades
 from course_grade.report.roster import RosterError, read_roster
 from tests.report_helpers import parse
 
@@ -196,6 +197,17 @@ def test_a_courses_own_late_plugin_from_its_config_is_used(built: Course, tmp_pa
     course = graded_class(built, tmp_path / "course", late_plugin(config))
     with Gradebook(course.db_url) as gradebook:
         assert gradebook.find_submission("a1", "s5").late_submission_penalty == sum(SCORES["s5"].values()) / 2
+
+
+def test_an_extension_without_a_due_date_is_never_late(built: Course, tmp_path: Path) -> None:
+    """nbgrader's own `duedate` adds the extension to None and raises; here there is simply no deadline."""
+    course = graded_class(built, tmp_path / "course", zero_if_late())
+    with Gradebook(course.db_url) as gradebook:
+        gradebook.find_assignment("a1").duedate = None
+        gradebook.db.commit()
+        assert assign_late_penalties(gradebook, "a1", "s4", zero_if_late()) == 0.0
+    submissions = read_grades(course.db_url, course.course_id, ["a1"]).submissions
+    assert [s.seconds_late for s in submissions if s.student == "s4"] == [0.0]
 
 
 def rows_of(path: Path) -> list[list[str]]:

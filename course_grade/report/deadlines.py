@@ -12,11 +12,34 @@ extension and the final scores, as nbgrader's `AssignLatePenalties` does.
 from __future__ import annotations
 
 import copy
+import datetime
 from typing import Any
 
 from nbgrader.api import Gradebook  # type: ignore[import-untyped]
 from nbgrader.preprocessors import AssignLatePenalties  # type: ignore[import-untyped]
 from traitlets.config import Config
+
+
+def due(submission: Any) -> datetime.datetime | None:
+    """A submission's due date: the assignment's plus the student's extension; None without a due date.
+
+    nbgrader's own `SubmittedAssignment.duedate` raises when an extension is set and the due date is not.
+    """
+    duedate = submission.assignment.duedate
+    if duedate is None:
+        return None
+    extended: datetime.datetime = (
+        duedate + submission.extension if submission.extension is not None else duedate
+    )
+    return extended
+
+
+def seconds_late(submission: Any) -> float:
+    """Seconds past the (extended) due date: 0 when on time, or without a due date or a timestamp."""
+    duedate = due(submission)
+    if duedate is None or submission.timestamp is None:
+        return 0.0
+    return max(0.0, float((submission.timestamp - duedate).total_seconds()))
 
 
 def late_plugin(config: Config) -> Any:
@@ -34,7 +57,7 @@ def assign_late_penalties(gradebook: Gradebook, assignment: str, student: str, p
     The caller holds the writer lock; this commits.
     """
     submission = gradebook.find_submission(assignment, student)
-    late = float(submission.total_seconds_late)
+    late = seconds_late(submission)
     total = 0.0
     for notebook in submission.notebooks:
         penalty = None

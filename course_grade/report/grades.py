@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from nbgrader.api import Gradebook  # type: ignore[import-untyped]
 
+from course_grade.report.deadlines import due
+
 
 @dataclass(frozen=True)
 class CellScore:
@@ -114,7 +116,7 @@ def read_grades(url: str, course_id: str, names: list[str]) -> ClassGrades:
                         float(submission.max_score),
                         penalty,
                         submission.timestamp,
-                        submission.duedate,
+                        due(submission),
                         submission.extension,
                     )  # fmt: skip
                 )
