@@ -84,12 +84,7 @@ def parser() -> argparse.ArgumentParser:
         ("autograde", "autograde a folder of submissions in parallel", True, False),
         ("feedback", "render the feedback of every autograded submission", False, False),
         ("export", "write the grades as CSV", False, True),
-        (
-            "report",
-            "write the class's HTML report, the per-question CSV and the platforms' CSVs",
-            False,
-            False,
-        ),
+        ("report", "write the HTML report and the per-question, Canvas and Moodle CSVs", False, False),
         ("run", "release, autograde, feedback, export and report, then print a summary", True, True),
     ]:
         step = steps.add_parser(name, parents=[common], help=text, description=text)

@@ -94,7 +94,8 @@ class Pipeline:
         self.similarity_threshold = SIMILARITY_THRESHOLD
         self._late_plugin = late_plugin(self._config)
         """The course's late-submission plugin (nbgrader's `AssignLatePenalties.plugin_class`)."""
-        self._review: dict[tuple[str, str], str] | None = None
+        self._review: dict[tuple[str, ...], dict[tuple[str, str], str]] = {}
+        """The assignments -> their review column, computed once a run (the similarity check takes seconds)."""
 
     def __enter__(self) -> Pipeline:
         return self
@@ -243,7 +244,7 @@ class Pipeline:
 
     def review(self, names: list[str]) -> dict[tuple[str, str], str]:
         """(student, assignment) -> what to look at by hand: the review notes and the similar pairs (once a run)."""
-        if self._review is None:
+        if tuple(names) not in self._review:
             review = {
                 (student, assignment): "; ".join(
                     note.text
@@ -253,8 +254,8 @@ class Pipeline:
                 for student, assignment in submitted_pairs(self.course, names)
             }
             self._review_similarity(names, review)
-            self._review = review
-        return self._review
+            self._review[tuple(names)] = review
+        return self._review[tuple(names)]
 
     def report(
         self, names: list[str], folder: Path, roster: Path | None = None, platforms: tuple[str, ...] = ()
