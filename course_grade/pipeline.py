@@ -264,6 +264,8 @@ class Pipeline:
         written = write_report(self.course, names, folder, self.review(names), roster, platforms)
         for path in written.files:
             self.out(f"export: {path.resolve()}")
+        if written.absent:
+            self.out(f"not in the gradebook yet, so not in the report: {', '.join(written.absent)}")
         if written.matched is not None:
             for student in written.matched.not_in_gradebook:
                 self.out(f"on the roster, not in the gradebook (0 in the platform files): {student}")

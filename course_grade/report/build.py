@@ -32,6 +32,8 @@ class Written:
     page: Path
     files: tuple[Path, ...]
     matched: Matched | None
+    absent: tuple[str, ...] = ()
+    """Assignments asked for that the gradebook does not hold yet (not released): not in the report."""
 
 
 def write_report(
@@ -65,7 +67,8 @@ def write_report(
     )
     page = folder / PAGE
     _replace(page, lambda path: path.write_text(render(report), encoding="utf-8"))
-    return Written(page, tuple(files), matched)
+    held = {assignment.name for assignment in grades.assignments}
+    return Written(page, tuple(files), matched, tuple(name for name in names if name not in held))
 
 
 def _platform_file(
