@@ -4,7 +4,10 @@
     course-grade autograde SUBMISSIONS [ASSIGNMENT ...]  grade a folder of submissions, in parallel
     course-grade feedback  [ASSIGNMENT ...]              one HTML page per learner and notebook
     course-grade export    [ASSIGNMENT ...] [--to CSV]   grades.csv
-    course-grade run       SUBMISSIONS [ASSIGNMENT ...]  all of the above, then a summary
+    course-grade report    [ASSIGNMENT ...] [--to DIR]   report.html, per_question.csv (and canvas.csv,
+                           [--roster FILE] [--lms NAME]  moodle.csv with a roster)
+    course-grade run       SUBMISSIONS [ASSIGNMENT ...]  all of the above, then a summary (the report
+                                                         and the exports beside grades.csv)
 
 Exit status 0 when the pipeline ran (every submission graded, even with 0 points or a problem noted),
 1 when it could not run (no course, no gradebook, a failed release), 2 for a usage error.
@@ -19,6 +22,8 @@ from pathlib import Path
 
 from course_grade.course import REPOSITORY_COURSE, Course, CourseError, use_this_environment
 from course_grade.pipeline import Pipeline, default_jobs
+from course_grade.report.build import PLATFORMS
+from course_grade.report.roster import RosterError, read_roster
 from course_grade.summary import render
 
 DEFAULT_SUBMISSION_TIMEOUT = 900
@@ -79,7 +84,8 @@ def parser() -> argparse.ArgumentParser:
         ("autograde", "autograde a folder of submissions in parallel", True, False),
         ("feedback", "render the feedback of every autograded submission", False, False),
         ("export", "write the grades as CSV", False, True),
-        ("run", "release, autograde, feedback and export, then print a summary", True, True),
+        ("report", "write the HTML report and the per-question, Canvas and Moodle CSVs", False, False),
+        ("run", "release, autograde, feedback, export and report, then print a summary", True, True),
     ]:
         step = steps.add_parser(name, parents=[common], help=text, description=text)
         if takes_submissions:
@@ -92,12 +98,31 @@ def parser() -> argparse.ArgumentParser:
             step.add_argument(
                 "--to", type=Path, default=Path("grades.csv"), help="the CSV file (default: grades.csv)"
             )
+        if name == "report":
+            step.add_argument(
+                "--to",
+                type=Path,
+                default=Path("."),
+                help="the folder of the report (default: the current one)",
+            )
+        if name in ("report", "run"):
+            step.add_argument(
+                "--roster", type=Path, default=None,
+                help="CSV: student_id and the platform's ids and names (see the README), for the platforms' CSVs",
+            )  # fmt: skip
+            step.add_argument(
+                "--lms", action="append", choices=sorted(PLATFORMS), default=None,
+                help="write this platform's gradebook CSV (repeatable; default with --roster: all of them)",
+            )  # fmt: skip
     return main_parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one step (or all of them) and return the exit status."""
-    args = parser().parse_args(argv)
+    main_parser = parser()
+    args = main_parser.parse_args(argv)
+    if getattr(args, "lms", None) and getattr(args, "roster", None) is None:
+        main_parser.error("--lms needs --roster FILE: the platform's ids of each student come from it")
     use_this_environment()
     warnings.filterwarnings("ignore", module="nbgrader")
     warnings.filterwarnings("ignore", message=".*not in session.*")
@@ -108,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             getattr(args, "timeout", None),
         )
         names = course.select(args.assignments)
+        if getattr(args, "roster", None) is not None:
+            read_roster(args.roster)  # a bad roster stops the run before any grading, not after
         jobs = max(1, getattr(args, "jobs", default_jobs()))
         deadline = getattr(args, "submission_timeout", DEFAULT_SUBMISSION_TIMEOUT)
         with Pipeline(
@@ -120,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                 args, "similarity_threshold", pipeline.similarity_threshold
             )
             return _step(pipeline, args, names)
-    except CourseError as error:
+    except (CourseError, RosterError) as error:
         print(f"course-grade: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -136,6 +163,8 @@ def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int
         pipeline.feedback(names)
     elif args.step == "export":
         pipeline.export(names, args.to)
+    elif args.step == "report":
+        pipeline.report(names, args.to, args.roster, _platforms(args))
     elif args.step == "autograde":
         outcomes = pipeline.autograde(args.submissions, names)
         print(
@@ -147,10 +176,18 @@ def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int
         outcomes = pipeline.autograde(args.submissions, names)
         pipeline.feedback(names, [(outcome.student, outcome.assignment) for outcome in outcomes])
         pipeline.export(names, args.to)
+        pipeline.report(names, args.to.parent, args.roster, _platforms(args))
         print(
             "\n" + render(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks), flush=True
         )
     return 0
+
+
+def _platforms(args: argparse.Namespace) -> tuple[str, ...]:
+    """The platforms whose CSV to write: those named by --lms, or all of them when only --roster is given."""
+    if args.roster is None:
+        return ()
+    return tuple(dict.fromkeys(args.lms or sorted(PLATFORMS)))
 
 
 if __name__ == "__main__":

@@ -33,12 +33,15 @@ from course_grade.gradebook import (
     prepare,
     record,
     rescore,
+    writer_lock,
     writing,
 )
 from course_grade.intake import Intake, take_in
 from course_grade.notebooks import read
 from course_grade.pool import Pool
 from course_grade.problems import KINDS, REVIEW, Note, NotebookDefinition, load_notes, save_notes
+from course_grade.report.build import Written, write_report
+from course_grade.report.deadlines import assign_late_penalties, late_plugin
 from course_grade.review.similarity import THRESHOLD as SIMILARITY_THRESHOLD
 from course_grade.review.similarity import review_class
 from course_grade.summary import Outcome
@@ -89,6 +92,10 @@ class Pipeline:
         self.similarity_against: Path | None = None
         """A folder of earlier submissions the class's solutions are also compared with (`--similarity-against`)."""
         self.similarity_threshold = SIMILARITY_THRESHOLD
+        self._late_plugin = late_plugin(self._config)
+        """The course's late-submission plugin (nbgrader's `AssignLatePenalties.plugin_class`)."""
+        self._review: dict[tuple[str, ...], dict[tuple[str, str], str]] = {}
+        """The assignments -> their review column, computed once a run (the similarity check takes seconds)."""
 
     def __enter__(self) -> Pipeline:
         return self
@@ -181,6 +188,8 @@ class Pipeline:
         grades, disagreements = apply_verdicts(grades, result.verdicts)
         result = dataclasses.replace(result, notes=(*result.notes, *disagreements))
         record(gradebook, grades)
+        with writer_lock(gradebook.engine):  # with the real extension and the final scores (see deadlines)
+            assign_late_penalties(gradebook, assignment, student, self._late_plugin)
         folder = self.course.folder("autograded", student, assignment)
         remove_tree(folder)
         if result.notebooks:
@@ -228,16 +237,42 @@ class Pipeline:
 
     def export(self, names: list[str], destination: Path) -> int:
         """grades.csv for the assignments, one row per student and assignment; return the number of rows."""
-        review = {
-            (student, assignment): "; ".join(
-                note.text for note in load_notes(self.notes_file(student, assignment)) if note.kind in REVIEW
-            )
-            for student, assignment in submitted_pairs(self.course, names)
-        }
-        self._review_similarity(names, review)
+        review = self.review(names)
         rows = export_csv(self.course.db_url, self.course.course_id, destination, names, review)
         self.out(f"grades: {destination} ({rows} rows)")
         return rows
+
+    def review(self, names: list[str]) -> dict[tuple[str, str], str]:
+        """(student, assignment) -> what to look at by hand: the review notes and the similar pairs (once a run)."""
+        if tuple(names) not in self._review:
+            review = {
+                (student, assignment): "; ".join(
+                    note.text
+                    for note in load_notes(self.notes_file(student, assignment))
+                    if note.kind in REVIEW
+                )
+                for student, assignment in submitted_pairs(self.course, names)
+            }
+            self._review_similarity(names, review)
+            self._review[tuple(names)] = review
+        return self._review[tuple(names)]
+
+    def report(
+        self, names: list[str], folder: Path, roster: Path | None = None, platforms: tuple[str, ...] = ()
+    ) -> Written:
+        """report.html and the exports in `folder`; print their paths and every student on one side only."""
+        written = write_report(self.course, names, folder, self.review(names), roster, platforms)
+        for path in written.files:
+            self.out(f"export: {path.resolve()}")
+        if written.absent:
+            self.out(f"not in the gradebook yet, so not in the report: {', '.join(written.absent)}")
+        if written.matched is not None:
+            for student in written.matched.not_in_gradebook:
+                self.out(f"on the roster, not in the gradebook (0 in the platform files): {student}")
+            for student in written.matched.not_on_roster:
+                self.out(f"in the gradebook, not on the roster (left out of the platform files): {student}")
+        self.out(f"report: {written.page.resolve()}")
+        return written
 
     def _review_similarity(self, names: list[str], review: dict[tuple[str, str], str]) -> None:
         """Flag copies in the `review` column (never a score): each assignment's solutions compared by copydetect."""

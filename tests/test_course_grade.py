@@ -16,6 +16,7 @@ import json
 import re
 import shutil
 import socket
+import statistics
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from tests.grading_helpers import (
     write_bad_zips,
     zip_students,
 )
+from tests.report_helpers import parse
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("course_grade")]
 """One xdist worker runs this module: its class is graded once, not once per worker."""
@@ -218,6 +220,35 @@ def test_the_summary_shows_the_score_distribution(graded: Graded) -> None:
     summary = graded.run.stdout[graded.run.stdout.index("score distribution") :]
     zero = sum(1 for student in graded.cases if graded.score(student) == 0)
     assert any(line.split()[:2] == ["0%", str(zero)] for line in summary.splitlines())
+
+
+def test_the_reports_cell_statistics_equal_an_independent_computation_from_the_gradebook(
+    graded: Graded,
+) -> None:
+    """The report `run` writes beside grades.csv, on a class of every kind of submission."""
+    page = graded.root / "report.html"
+    assert f"report: {page}" in graded.run.stdout
+    table = cell_scores(graded.run.db_url, Course.open(graded.course).course_id)
+    scores: dict[str, dict[str, float]] = {}
+    for (_, student, _, cell), score in table.items():
+        scores.setdefault(cell, {})[student] = score or 0.0
+    total = {student: sum(by_cell[student] for by_cell in scores.values()) for student in graded.cases}
+    rows = {row["cell"]: row for row in parse(page).tables[f"questions-{ASSIGNMENT}"] if row}
+    assert sorted(rows) == sorted(scores)
+    for cell, by_student in scores.items():
+        values = [by_student[student] for student in sorted(by_student)]
+        rest = [total[student] - by_student[student] for student in sorted(by_student)]
+        try:
+            discrimination = f"{statistics.correlation(values, rest):.2f}"
+        except statistics.StatisticsError:
+            discrimination = "n/a"
+        shown = rows[cell]
+        assert (shown["n"], shown["mean"], shown["sd"], shown["discrimination"]) == (
+            str(len(values)),
+            f"{statistics.mean(values):.2f}",
+            f"{statistics.stdev(values):.2f}",
+            discrimination,
+        )
 
 
 def test_hidden_folders_are_skipped_with_a_reason(graded: Graded) -> None:
