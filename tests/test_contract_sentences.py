@@ -1,6 +1,7 @@
 """Traceability: each sentence of a part's contract has a published wrong answer that breaks it, and back.
 
-A part states its contract as a bullet list under the line "Your function must:" in its markdown (see
+A part states its contract as a bullet list under the line "Your function must:" (or "Your class must:") in its
+markdown (see
 grading/AUTHORING.md); each `WrongAnswer.breaks` quotes, verbatim, part of exactly one bullet of its part.
 """
 
@@ -12,16 +13,17 @@ import pytest
 from grading.build_notebooks import GRADING, assignments
 from grading.wrong_answers import WrongAnswer, published
 
-MUST = "Your function must:"
+MUST = ("Your function must:", "Your class must:")
 
 
 def must_bullets(markdown: str) -> list[str]:
     """The bullets of the "Your function must:" list in one markdown cell (none if it has no such list)."""
     lines = markdown.splitlines()
-    if MUST not in lines:
+    starts = [number for number, line in enumerate(lines) if line in MUST]
+    if not starts:
         return []
     bullets: list[str] = []
-    for line in lines[lines.index(MUST) + 1 :]:
+    for line in lines[starts[0] + 1 :]:
         if line.startswith("- "):
             bullets.append(line[2:])
         elif bullets or line.strip():
@@ -61,13 +63,17 @@ QUOTING = [
 
 
 def test_the_audited_parts_state_their_contracts() -> None:
-    """The parser finds the lists it is meant to check: notebook 04's Parts D and E."""
-    assert {"assemble_chat_stream", "assemble_responses_stream"} <= set(CONTRACTS["04_wire"])
-    assert all(len(bullets) >= 5 for bullets in CONTRACTS["04_wire"].values())
+    """The parser finds the lists it is meant to check: notebook 04's Parts D and E, notebook 07's Part F."""
+    audited = [
+        ("04_wire", "assemble_chat_stream"),
+        ("04_wire", "assemble_responses_stream"),
+        ("07_capstone", "chat_adapter"),
+    ]
+    assert all(len(CONTRACTS[name].get(cell, [])) >= 5 for name, cell in audited)
 
 
 def test_a_list_ends_at_its_first_line_that_is_not_a_bullet() -> None:
-    markdown = f"Intro.\n\n{MUST}\n\n- one;\n- two.\n\nAfter.\n- not a rule\n"
+    markdown = f"Intro.\n\n{MUST[1]}\n\n- one;\n- two.\n\nAfter.\n- not a rule\n"
     assert must_bullets(markdown) == ["one;", "two."]
 
 
