@@ -7,11 +7,15 @@ grading/AUTHORING.md); each `WrongAnswer.breaks` quotes, verbatim, part of exact
 
 from __future__ import annotations
 
+import importlib
+
 import nbformat
 import pytest
 
 from grading.build_notebooks import GRADING, assignments
 from grading.wrong_answers import WrongAnswer, published
+from tests.forked_cells import ForkedCells
+from tests.notebook_runner import ending_at, instructor_notebook, with_cell_replaced, without_demos
 
 MUST = ("Your function must:", "Your class must:")
 
@@ -96,3 +100,22 @@ def test_every_wrong_answer_quotes_one_sentence_of_its_part(name: str, answer: W
     bullets = CONTRACTS[name].get(answer.cell, [])
     quoted = [bullet for bullet in bullets if answer.breaks and answer.breaks in bullet]
     assert len(quoted) == 1, f"{answer.why!r}: breaks {answer.breaks!r} quotes {len(quoted)} of {bullets!r}"
+
+
+TEMPLATES = [
+    ("04_wire", "_CHAT_STREAM_OK", "assemble_chat_stream"),
+    ("04_wire", "_RESPONSES_STREAM_OK", "assemble_responses_stream"),
+    ("07_capstone", "_ADAPTER_OK", "chat_adapter"),
+]
+
+
+@pytest.mark.parametrize(("name", "template", "cell"), TEMPLATES, ids=[t[1] for t in TEMPLATES])
+def test_the_correct_answer_the_wrong_ones_are_spliced_from_passes_its_tests(
+    name: str, template: str, cell: str, forked: ForkedCells
+) -> None:
+    """A second correct answer, written apart from the instructor's solution, passes every test of its part."""
+    code = getattr(importlib.import_module(f"grading.wrong_answers.{name}"), template)
+    tests = tuple({test for answer in published(name) if answer.cell == cell for test in answer.fails})
+    notebook = ending_at(with_cell_replaced(without_demos(instructor_notebook(name)), cell, code), tests)
+    results = forked.results(notebook, GRADING / "source" / name)
+    assert [test for test in tests if not results.get(test)] == []
