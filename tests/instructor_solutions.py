@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import sys
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -47,9 +49,11 @@ def cells_up_to(assignment: str, grade_id: str) -> list[str]:
 def instructor_solution(assignment: str, grade_id: str) -> Iterator[dict[str, Any]]:
     """The namespace in which the instructor's solution `grade_id` of `assignment` is defined."""
     transform = TransformerManager().transform_cell
-    namespace: dict[str, Any] = {"__name__": f"instructor_{assignment}"}
+    module = types.ModuleType(f"instructor_{assignment}")  # in sys.modules, as dataclasses need their module
+    namespace: dict[str, Any] = module.__dict__
     here = os.getcwd()
     os.chdir(SOURCE / assignment)
+    sys.modules[module.__name__] = module
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             for source in cells_up_to(assignment, grade_id):
@@ -57,6 +61,7 @@ def instructor_solution(assignment: str, grade_id: str) -> Iterator[dict[str, An
         yield namespace
     finally:
         os.chdir(here)
+        sys.modules.pop(module.__name__, None)
         server = namespace.get("server")
         if server is not None and hasattr(server, "close"):
             server.close()

@@ -337,6 +337,8 @@ def assemble_chat_stream(events):
         if event == "[DONE]":
             break
         for choice in event["choices"]:
+            if choice["index"] != 0:
+                continue
             delta = choice["delta"]
             if delta.get("content") is not None:
                 content = (content or "") + delta["content"]
@@ -344,6 +346,8 @@ def assemble_chat_stream(events):
                 index = part["index"]
                 function = part.get("function") or {}
                 if index not in calls:
+                    if part.get("id") is None or function.get("name") is None:
+                        raise ModelTurnError("a call opened without its id and name")
                     calls[index] = {"id": part["id"], "type": "function",
                                     "function": {"name": function["name"], "arguments": ""}}
                 piece = function.get("arguments") or ""
@@ -375,6 +379,8 @@ def assemble_responses_stream(events):
             if item["type"] == "message":
                 item["content"] = []
             items[event["output_index"]] = item
+        elif "output_index" in event and event["output_index"] not in items:
+            raise ModelTurnError("an event for an item never added")
         elif kind == "response.function_call_arguments.delta":
             items[event["output_index"]]["arguments"] += event["delta"]
         elif kind == "response.function_call_arguments.done":
@@ -395,7 +401,47 @@ def assemble_responses_stream(events):
 
 _PIECE = '                calls[index]["function"]["arguments"] += piece\n'
 _FINISH_CHECK = '    if finish is None or finish in ("length", "content_filter"):\n'
+_DONE = '        if event == "[DONE]":\n            break\n'
+_OPEN = '"function": {"name": function["name"], "arguments": ""}}'
+_MESSAGE = '    message = {"role": "assistant", "content": content}\n'
 _DELTA = '            items[event["output_index"]]["arguments"] += event["delta"]\n'
+_RETURN = "            return [items[index] for index in sorted(items)]\n"
+_NEVER_COMPLETED = '    raise ModelTurnError("the stream ended before response.completed")\n'
+
+CHAT_OWN = "be your own work: importing or wrapping anything from `course_lib.streaming` scores nothing"
+CHAT_ONCE = "read `events` once, in order (it may be a generator), and never modify it or the chunks in it"
+CHAT_SHAPE = 'with a `"tool_calls"` key added only when the turn holds at least one call'
+CHAT_CHOICE = "read only the choice whose `index` is 0 and skip any other"
+CHAT_CONTENT = "whether or not the turn also holds calls"
+CHAT_EMPTY = '`""` counts as content, and `content` is `None` only if no delta carried any'
+CHAT_ORDER = "list the calls in increasing `index` whatever order they arrived in"
+CHAT_NAME = "take a call's `id` and `name` from the first delta at its `index`"
+CHAT_ARGUMENTS = (
+    "set a call's `arguments` to every `arguments` fragment at its `index` joined in arrival order"
+)
+CHAT_DONE = 'stop at `"[DONE]"`: nothing after it counts'
+CHAT_UNFINISHED = 'raise `ModelTurnError` if no chunk carries a `finish_reason`, even when `"[DONE]"` arrives'
+CHAT_CUT = 'raise `ModelTurnError` if the `finish_reason` is `"length"` or `"content_filter"`'
+RESPONSES_OWN = CHAT_OWN
+RESPONSES_ONCE = "never modify it or the events in it"
+RESPONSES_ORDER = (
+    "return the output items as a list in increasing `output_index`, whatever order they were added in"
+)
+RESPONSES_START = "start each item as a deep copy of the `item` of its `response.output_item.added` event"
+RESPONSES_ARGUMENTS = (
+    "set a function call's `arguments` to its `response.function_call_arguments.delta` deltas joined in order"
+)
+RESPONSES_CHECK = (
+    "raise `ModelTurnError` if a `response.function_call_arguments.done` event's `arguments` differ"
+)
+RESPONSES_PARTS = "join each `response.output_text.delta` delta into the part at that event's `content_index`"
+RESPONSES_DONE = (
+    'replace an item of any other type (a `reasoning` item, say) by a deep copy of `event["item"]`'
+)
+RESPONSES_UNOPENED = "an `output_index` that no earlier `response.output_item.added` opened"
+RESPONSES_COMPLETED = "stop at `response.completed`: nothing after it counts"
+RESPONSES_UNFINISHED = "raise `ModelTurnError` if the stream ends without `response.completed`"
+RESPONSES_BAD_END = "or brings `response.incomplete`, `response.failed` or `error` before it"
 
 WRONG_ANSWERS += [
     WrongAnswer(
@@ -403,6 +449,7 @@ WRONG_ANSWERS += [
         "imports the library's assemble_chat_stream instead of writing one",
         "from course_lib.streaming import assemble_chat_stream\n",
         ("test_assemble_chat_calls", "test_assemble_chat_text", "test_assemble_chat_finish"),
+        CHAT_OWN,
     ),
     WrongAnswer(
         CHAT_STREAM,
@@ -411,6 +458,7 @@ WRONG_ANSWERS += [
             _CHAT_STREAM_OK, (_PIECE, '                calls[min(calls)]["function"]["arguments"] += piece\n')
         ),
         ("test_assemble_chat_calls",),
+        CHAT_ARGUMENTS,
     ),
     WrongAnswer(
         CHAT_STREAM,
@@ -420,6 +468,7 @@ WRONG_ANSWERS += [
             (_PIECE, _PIECE + "                json.loads(calls[index]['function']['arguments'] or '{}')\n"),
         ),
         ("test_assemble_chat_calls",),
+        "never parsed or altered",
     ),
     WrongAnswer(
         CHAT_STREAM,
@@ -434,18 +483,21 @@ WRONG_ANSWERS += [
             ),
         ),
         ("test_assemble_chat_calls",),
+        CHAT_ARGUMENTS,
     ),
     WrongAnswer(
         CHAT_STREAM,
         "ignores finish_reason and returns whatever arrived",
         splice(_CHAT_STREAM_OK, (_FINISH_CHECK, "    if False:\n")),
         ("test_assemble_chat_finish",),
+        CHAT_UNFINISHED,
     ),
     WrongAnswer(
         CHAT_STREAM,
         'refuses only a missing finish_reason, and accepts a turn cut at "length"',
         splice(_CHAT_STREAM_OK, (_FINISH_CHECK, "    if finish is None:\n")),
         ("test_assemble_chat_finish",),
+        CHAT_CUT,
     ),
     WrongAnswer(
         CHAT_STREAM,
@@ -456,12 +508,154 @@ WRONG_ANSWERS += [
             ('content = (content or "") + delta["content"]', 'content = content + delta["content"]'),
         ),
         ("test_assemble_chat_calls",),
+        CHAT_EMPTY,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "joins the name across fragments like the arguments, so a name repeated in later deltas is doubled",
+        splice(
+            _CHAT_STREAM_OK,
+            (_OPEN, '"function": {"name": "", "arguments": ""}}'),
+            (
+                _PIECE,
+                _PIECE + '                calls[index]["function"]["name"] += function.get("name") or ""\n',
+            ),
+        ),
+        ("test_assemble_chat_calls",),
+        "and never join them: a later delta that repeats them changes nothing",
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "lists the calls in the order they first arrived, not by index",
+        splice(
+            _CHAT_STREAM_OK,
+            (
+                '        message["tool_calls"] = [calls[index] for index in sorted(calls)]\n',
+                '        message["tool_calls"] = list(calls.values())\n',
+            ),
+        ),
+        ("test_assemble_chat_calls",),
+        CHAT_ORDER,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "drops the text of a turn that also holds calls",
+        splice(
+            _CHAT_STREAM_OK,
+            (_MESSAGE, '    message = {"role": "assistant", "content": None if calls else content}\n'),
+        ),
+        ("test_assemble_chat_calls",),
+        CHAT_CONTENT,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        'replaces empty arguments by "{}", which the arguments never said',
+        splice(
+            _CHAT_STREAM_OK,
+            (
+                _MESSAGE,
+                "    for call in calls.values():\n"
+                '        call["function"]["arguments"] = call["function"]["arguments"] or "{}"\n' + _MESSAGE,
+            ),
+        ),
+        ("test_assemble_chat_calls",),
+        'so a call whose fragments are all `""` has `arguments` `""`',
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        'takes "[DONE]" for a finish, so a stream that lost its finish_reason chunk is accepted',
+        splice(
+            _CHAT_STREAM_OK,
+            (
+                _DONE,
+                '        if event == "[DONE]":\n            finish = finish or "stop"\n            break\n',
+            ),
+        ),
+        ("test_assemble_chat_finish",),
+        CHAT_UNFINISHED,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        'refuses "length" and "content_filter" only when the turn holds calls',
+        splice(
+            _CHAT_STREAM_OK,
+            (_FINISH_CHECK, '    if finish is None or (calls and finish in ("length", "content_filter")):\n'),
+        ),
+        ("test_assemble_chat_finish",),
+        "whether the turn holds calls, text or both",
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        'skips an empty content delta, so a turn whose only content is "" gets None',
+        splice(_CHAT_STREAM_OK, ('if delta.get("content") is not None:', 'if delta.get("content"):')),
+        ("test_assemble_chat_text",),
+        CHAT_EMPTY,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "joins the content of every choice, not only the one with index 0",
+        splice(_CHAT_STREAM_OK, ('            if choice["index"] != 0:\n                continue\n', "")),
+        ("test_assemble_chat_text",),
+        CHAT_CHOICE,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "opens a call whose first delta has no id or name anyway, with None in its place",
+        splice(
+            _CHAT_STREAM_OK,
+            (
+                '                    if part.get("id") is None or function.get("name") is None:\n'
+                '                        raise ModelTurnError("a call opened without its id and name")\n',
+                "",
+            ),
+            ('"id": part["id"]', '"id": part.get("id")'),
+            (_OPEN, '"function": {"name": function.get("name"), "arguments": ""}}'),
+        ),
+        ("test_assemble_chat_calls",),
+        "raising `ModelTurnError` if that delta leaves either out (or sends `None`)",
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "keeps the opening delta's own function object as the call's, so the fragments are added into the chunk",
+        splice(_CHAT_STREAM_OK, (_OPEN, '"function": function}')),
+        ("test_assemble_chat_calls",),
+        CHAT_ONCE,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "looks for a finish_reason in a first pass over events, so a generator is empty for the second",
+        splice(
+            _CHAT_STREAM_OK,
+            (
+                "    finish = None\n",
+                "    finish = None\n"
+                '    if not any(e != "[DONE]" and any(c.get("finish_reason") for c in e["choices"]) for e in events):\n'
+                '        raise ModelTurnError("no finish_reason")\n',
+            ),
+        ),
+        ("test_assemble_chat_calls",),
+        CHAT_ONCE,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        'reads on past "[DONE]", so a chunk after it adds to the turn',
+        splice(_CHAT_STREAM_OK, (_DONE, '        if event == "[DONE]":\n            continue\n')),
+        ("test_assemble_chat_text",),
+        CHAT_DONE,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "always adds a tool_calls key, an empty list for a text turn",
+        splice(_CHAT_STREAM_OK, ("    if calls:\n", "    if True:\n")),
+        ("test_assemble_chat_text",),
+        CHAT_SHAPE,
     ),
     WrongAnswer(
         RESPONSES_STREAM,
         "imports the library's assemble_responses_stream instead of writing one",
         "from course_lib.streaming import assemble_responses_stream\n",
         ("test_assemble_responses_calls", "test_assemble_responses_unfinished"),
+        RESPONSES_OWN,
     ),
     WrongAnswer(
         RESPONSES_STREAM,
@@ -470,24 +664,121 @@ WRONG_ANSWERS += [
             _RESPONSES_STREAM_OK, (_DELTA, '            items[max(items)]["arguments"] += event["delta"]\n')
         ),
         ("test_assemble_responses_calls",),
+        RESPONSES_ARGUMENTS,
     ),
     WrongAnswer(
         RESPONSES_STREAM,
         "parses each delta as it arrives",
         splice(_RESPONSES_STREAM_OK, (_DELTA, '            json.loads(event["delta"])\n' + _DELTA)),
         ("test_assemble_responses_calls",),
+        RESPONSES_ARGUMENTS,
     ),
     WrongAnswer(
         RESPONSES_STREAM,
         "returns the items when the events run out, completed or not",
         splice(
+            _RESPONSES_STREAM_OK, (_NEVER_COMPLETED, "    return [items[index] for index in sorted(items)]\n")
+        ),
+        ("test_assemble_responses_unfinished",),
+        RESPONSES_UNFINISHED,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "returns the items in the order they were added, not by output_index",
+        splice(_RESPONSES_STREAM_OK, (_RETURN, "            return list(items.values())\n")),
+        ("test_assemble_responses_calls",),
+        RESPONSES_ORDER,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "keeps a reasoning item as it was added instead of taking the one its done event carries",
+        splice(
             _RESPONSES_STREAM_OK,
             (
-                '    raise ModelTurnError("the stream ended before response.completed")\n',
-                "    return [items[index] for index in sorted(items)]\n",
+                '                items[event["output_index"]] = copy.deepcopy(event["item"])\n',
+                "                pass\n",
+            ),
+        ),
+        ("test_assemble_responses_calls",),
+        RESPONSES_DONE,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "puts every text delta into the first content part, whatever its content_index",
+        splice(
+            _RESPONSES_STREAM_OK, ('["content"][event["content_index"]]["text"]', '["content"][0]["text"]')
+        ),
+        ("test_assemble_responses_calls",),
+        RESPONSES_PARTS,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "keeps the added item itself, not a copy, so the caller's events are edited",
+        splice(_RESPONSES_STREAM_OK, ('item = copy.deepcopy(event["item"])', 'item = event["item"]')),
+        ("test_assemble_responses_calls",),
+        RESPONSES_ONCE,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "keeps the arguments an added function_call already holds, and adds the deltas to them",
+        splice(
+            _RESPONSES_STREAM_OK,
+            ('            if item["type"] == "function_call":\n                item["arguments"] = ""\n', ""),
+        ),
+        ("test_assemble_responses_calls",),
+        RESPONSES_START,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "never compares the done event's arguments with the deltas",
+        splice(
+            _RESPONSES_STREAM_OK,
+            (
+                '            if event["arguments"] != items[event["output_index"]]["arguments"]:\n'
+                '                raise ModelTurnError("the deltas do not add up")\n',
+                "            pass\n",
             ),
         ),
         ("test_assemble_responses_unfinished",),
+        RESPONSES_CHECK,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "skips an event whose output_index no item opened",
+        splice(
+            _RESPONSES_STREAM_OK,
+            (
+                '            raise ModelTurnError("an event for an item never added")\n',
+                "            continue\n",
+            ),
+        ),
+        ("test_assemble_responses_unfinished",),
+        RESPONSES_UNOPENED,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "reads on past response.completed, so an error event after it refuses the turn",
+        splice(
+            _RESPONSES_STREAM_OK,
+            ("    items = {}\n", "    items, completed = {}, False\n"),
+            (_RETURN, "            completed = True\n"),
+            (
+                _NEVER_COMPLETED,
+                "    if completed:\n" + _RETURN.replace("            ", "        ", 1) + _NEVER_COMPLETED,
+            ),
+        ),
+        ("test_assemble_responses_unfinished",),
+        RESPONSES_COMPLETED,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "refuses response.incomplete but accepts a stream that brings response.failed or error",
+        splice(
+            _RESPONSES_STREAM_OK,
+            ('("response.incomplete", "response.failed", "error")', '("response.incomplete",)'),
+        ),
+        ("test_assemble_responses_unfinished",),
+        RESPONSES_BAD_END,
     ),
     WrongAnswer(
         SPECS,
@@ -506,23 +797,27 @@ WRONG_ANSWERS += [
         "refuses every stream",
         'def assemble_chat_stream(events):\n    raise ModelTurnError("refused")\n',
         ("test_assemble_chat_calls", "test_assemble_chat_text", "test_assemble_chat_finish"),
+        'and accept any other (`"stop"`, `"tool_calls"`) as finished',
     ),
     WrongAnswer(
         CHAT_STREAM,
         "returns the events unchanged",
         "def assemble_chat_stream(events):\n    return events\n",
         ("test_assemble_chat_calls", "test_assemble_chat_text", "test_assemble_chat_finish"),
+        CHAT_SHAPE,
     ),
     WrongAnswer(
         RESPONSES_STREAM,
         "refuses every stream, finished or not",
         'def assemble_responses_stream(events):\n    raise ModelTurnError("refused")\n',
         ("test_assemble_responses_calls", "test_assemble_responses_unfinished"),
+        RESPONSES_ORDER,
     ),
     WrongAnswer(
         RESPONSES_STREAM,
         "returns the events unchanged",
         "def assemble_responses_stream(events):\n    return events\n",
         ("test_assemble_responses_calls", "test_assemble_responses_unfinished"),
+        RESPONSES_ORDER,
     ),
 ]

@@ -486,6 +486,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_chat_adapter_every_call", HARNESS),
+        'turn every tool call whose `type` is `"function"` into `call_item(',
     ),
     WrongAnswer(
         ADAPTER,
@@ -495,30 +496,35 @@ WRONG_ANSWERS = [
             ('items.append(call_item(call["id"],', 'items.append(call_item(f"call_{len(items) + 1}",'),
         ),
         ("test_chat_adapter_round_trip", "test_chat_adapter_every_call", HARNESS),
+        'turn every tool call whose `type` is `"function"` into `call_item(',
     ),
     WrongAnswer(
         ADAPTER,
         "forgets the assistant turn: the tool results answer calls the history never made",
         splice(_ADAPTER_OK, ("        self.history.append(message)\n", "")),
         ("test_chat_adapter_round_trip", "test_chat_adapter_every_call", HARNESS),
+        "otherwise append that `message` to the history",
     ),
     WrongAnswer(
         ADAPTER,
         "ignores finish_reason 'length': a cut-off turn is returned and would run",
         splice(_ADAPTER_OK, ('cut_off = first.get("finish_reason") == "length"', "cut_off = False")),
         ("test_chat_adapter_errors",),
+        'raise `ModelTurnError` if `choices[0]["finish_reason"]` is `"length"`',
     ),
     WrongAnswer(
         ADAPTER,
         "never counts its requests",
         splice(_ADAPTER_OK, ("        self.requests += 1\n", "")),
         ("test_chat_adapter_round_trip", HARNESS),
+        "adding 1 to `requests` before it",
     ),
     WrongAnswer(
         ADAPTER,
         "ignores the timeout it is given: a slow model outlives the wall-clock budget",
         splice(_ADAPTER_OK, ("payload, timeout=timeout)", "payload)")),
         ("test_chat_adapter_errors",),  # the pack runs on a FakeClock: its slow model cannot catch this
+        "timeout=timeout)`",
     ),
     WrongAnswer(
         ADAPTER,
@@ -546,6 +552,108 @@ class ChatAdapter:
         self._inner.close()
 """,
         (*ADAPTER_TESTS, HARNESS),
+        "do not import or wrap the library's adapters",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "names its api after the endpoint, not 'chat'",
+        splice(_ADAPTER_OK, ('    api = "chat"\n', '    api = "chat.completions"\n')),
+        ("test_chat_adapter_round_trip",),
+        'have `api = "chat"` as a class attribute',
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "sends a tools field even when it is empty",
+        splice(_ADAPTER_OK, ("        if self.declared:\n", "        if True:\n")),
+        ("test_chat_adapter_round_trip",),
+        'send it as the request\'s `"tools"` only when it is not empty',
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "always sends MODEL, whatever model it was given",
+        splice(_ADAPTER_OK, ('payload = {"model": self.model,', 'payload = {"model": MODEL,')),
+        ("test_chat_adapter_round_trip",),
+        "send the `model` it was given (`MODEL` by default)",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "start adds the user's message to what an earlier conversation left in the history",
+        splice(
+            _ADAPTER_OK,
+            (
+                '        self.history = [{"role": "user", "content": user_text}]\n',
+                '        self.history.append({"role": "user", "content": user_text})\n',
+            ),
+        ),
+        ("test_chat_adapter_round_trip",),
+        "afresh, whatever an earlier conversation left in it",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "answers the results last first",
+        splice(
+            _ADAPTER_OK, ("        for result in results:\n", "        for result in reversed(results):\n")
+        ),
+        ("test_chat_adapter_every_call",),
+        "per `ToolResult` to the history, in the order given",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "counts a request only once it has been answered",
+        splice(
+            _ADAPTER_OK,
+            ("        self.requests += 1\n", ""),
+            ("timeout=timeout)\n", "timeout=timeout)\n        self.requests += 1\n"),
+        ),
+        ("test_chat_adapter_errors",),
+        "(a request that fails counts too)",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "lets a KeyError out of an answer without choices[0]['message']",
+        splice(
+            _ADAPTER_OK,
+            (
+                "        except (KeyError, IndexError, TypeError, AttributeError):\n",
+                "        except ZeroDivisionError:\n",
+            ),
+        ),
+        ("test_chat_adapter_errors",),
+        'raise `ModelTurnError` if the answer has no `choices[0]["message"]`',
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "replays a rebuilt assistant message (role, content, tool_calls) instead of the one that came back",
+        splice(
+            _ADAPTER_OK,
+            (
+                "        self.history.append(message)\n",
+                '        self.history.append({"role": "assistant", "content": message.get("content"),'
+                ' "tool_calls": message.get("tool_calls")})\n',
+            ),
+        ),
+        ("test_chat_adapter_round_trip",),
+        "exactly as it came back, every key kept",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "turns a call of any type into an item, so a 'custom' call breaks the turn",
+        splice(_ADAPTER_OK, ('if call.get("type") == "function":', "if True:")),
+        ("test_chat_adapter_every_call",),
+        "and skip a call of any other type",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "answers with an empty text when the model sent neither text nor calls",
+        splice(
+            _ADAPTER_OK,
+            (
+                '        return final_turn(message.get("content"))\n',
+                '        return [{"kind": "final", "text": message.get("content") or ""}]\n',
+            ),
+        ),
+        ("test_chat_adapter_errors",),
+        "which raises `ModelTurnError` when there is no text either",
     ),
     WrongAnswer(
         POLICY,
@@ -599,5 +707,6 @@ class ChatAdapter:
             ("        if cut_off:\n", "        if True:\n"),
         ),
         ADAPTER_TESTS,
+        'return `final_turn(message.get("content"))` when no call comes of the message',
     ),
 ]

@@ -22,8 +22,9 @@ class WrongAnswer(NamedTuple):
     fails: tuple[str, ...]
     """grade_ids of the test cells that must fail with it."""
     breaks: str = ""
-    """The contract sentence it breaks: a verbatim part of one bullet of the "Your function must" list of
-    its part in the instructor notebook (see grading/AUTHORING.md); empty only until that part is audited."""
+    """The contract sentence it breaks: a verbatim part of one bullet of the "Your function must" (or "Your class
+    must") list of its part in the instructor notebook (see grading/AUTHORING.md); empty only until that part is
+    audited. tests/test_contract_sentences.py checks both ways."""
 
 
 def splice(base: str, *edits: tuple[str, str]) -> str:

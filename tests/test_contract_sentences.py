@@ -1,0 +1,121 @@
+"""Traceability: each sentence of a part's contract has a published wrong answer that breaks it, and back.
+
+A part states its contract as a bullet list under the line "Your function must:" (or "Your class must:") in its
+markdown (see
+grading/AUTHORING.md); each `WrongAnswer.breaks` quotes, verbatim, part of exactly one bullet of its part.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import nbformat
+import pytest
+
+from grading.build_notebooks import GRADING, assignments
+from grading.wrong_answers import WrongAnswer, published
+from tests.forked_cells import ForkedCells
+from tests.notebook_runner import ending_at, instructor_notebook, with_cell_replaced, without_demos
+
+MUST = ("Your function must:", "Your class must:")
+
+
+def must_bullets(markdown: str) -> list[str]:
+    """The bullets of the "Your function must:" list in one markdown cell (none if it has no such list)."""
+    lines = markdown.splitlines()
+    starts = [number for number, line in enumerate(lines) if line in MUST]
+    if not starts:
+        return []
+    bullets: list[str] = []
+    for line in lines[starts[0] + 1 :]:
+        if line.startswith("- "):
+            bullets.append(line[2:])
+        elif bullets or line.strip():
+            break
+    return bullets
+
+
+def contracts(assignment: str) -> dict[str, list[str]]:
+    """Each solution cell's grade_id mapped to the contract bullets of its part, for parts that state one."""
+    notebook = nbformat.read(GRADING / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    found: dict[str, list[str]] = {}
+    bullets: list[str] = []
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            if cell.source.startswith("## "):
+                bullets = []
+            bullets = bullets + must_bullets(cell.source)
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution") and bullets:
+            found[meta["grade_id"]] = bullets
+    return found
+
+
+CONTRACTS = {name: contracts(name) for name in assignments()}
+BULLETS = [
+    (name, cell, bullet)
+    for name, parts in CONTRACTS.items()
+    for cell, bullets in parts.items()
+    for bullet in bullets
+]
+QUOTING = [
+    (name, answer)
+    for name in CONTRACTS
+    for answer in published(name)
+    if answer.breaks or answer.cell in CONTRACTS[name]
+]
+
+
+def test_the_audited_parts_state_their_contracts() -> None:
+    """The parser finds the lists it is meant to check: notebook 04's Parts D and E, notebook 07's Part F."""
+    audited = [
+        ("04_wire", "assemble_chat_stream"),
+        ("04_wire", "assemble_responses_stream"),
+        ("07_capstone", "chat_adapter"),
+    ]
+    assert all(len(CONTRACTS[name].get(cell, [])) >= 5 for name, cell in audited)
+
+
+def test_a_list_ends_at_its_first_line_that_is_not_a_bullet() -> None:
+    markdown = f"Intro.\n\n{MUST[1]}\n\n- one;\n- two.\n\nAfter.\n- not a rule\n"
+    assert must_bullets(markdown) == ["one;", "two."]
+
+
+@pytest.mark.parametrize(
+    ("name", "cell", "bullet"), BULLETS, ids=[f"{n}-{c}-{i}" for i, (n, c, _) in enumerate(BULLETS)]
+)
+def test_every_contract_sentence_has_a_wrong_answer_that_breaks_it(name: str, cell: str, bullet: str) -> None:
+    quoting = [
+        answer.why
+        for answer in published(name)
+        if answer.cell == cell and answer.breaks and answer.breaks in bullet
+    ]
+    assert quoting, f"{name} {cell}: no published wrong answer breaks the sentence {bullet!r}"
+
+
+@pytest.mark.parametrize(
+    ("name", "answer"), QUOTING, ids=[f"{n}-{a.cell}-{i}" for i, (n, a) in enumerate(QUOTING)]
+)
+def test_every_wrong_answer_quotes_one_sentence_of_its_part(name: str, answer: WrongAnswer) -> None:
+    bullets = CONTRACTS[name].get(answer.cell, [])
+    quoted = [bullet for bullet in bullets if answer.breaks and answer.breaks in bullet]
+    assert len(quoted) == 1, f"{answer.why!r}: breaks {answer.breaks!r} quotes {len(quoted)} of {bullets!r}"
+
+
+TEMPLATES = [
+    ("04_wire", "_CHAT_STREAM_OK", "assemble_chat_stream"),
+    ("04_wire", "_RESPONSES_STREAM_OK", "assemble_responses_stream"),
+    ("07_capstone", "_ADAPTER_OK", "chat_adapter"),
+]
+
+
+@pytest.mark.parametrize(("name", "template", "cell"), TEMPLATES, ids=[t[1] for t in TEMPLATES])
+def test_the_correct_answer_the_wrong_ones_are_spliced_from_passes_its_tests(
+    name: str, template: str, cell: str, forked: ForkedCells
+) -> None:
+    """A second correct answer, written apart from the instructor's solution, passes every test of its part."""
+    code = getattr(importlib.import_module(f"grading.wrong_answers.{name}"), template)
+    tests = tuple({test for answer in published(name) if answer.cell == cell for test in answer.fails})
+    notebook = ending_at(with_cell_replaced(without_demos(instructor_notebook(name)), cell, code), tests)
+    results = forked.results(notebook, GRADING / "source" / name)
+    assert [test for test in tests if not results.get(test)] == []
