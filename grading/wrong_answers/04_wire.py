@@ -539,7 +539,7 @@ ALL_CHAINED_TESTS = (
 _CHAINED_OK = '''
 def chained_responses_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None, model=None, **extra):
     """A correct answer, to splice mistakes into."""
-    tools = tools_lib.tool_specs(toolbox, names, "responses")
+    tools = tool_specs(toolbox, names, "responses")
     trace = []
     history = [{"role": "user", "content": user_text}]
     pending = list(history)
