@@ -3,6 +3,8 @@
 Each loop sends the user's request with the offered tools, runs every call the model asks for through
 `run_tool_call`, answers each one by its id, replays the model's turn exactly as it came back, and stops
 at the first plain-text answer or raises `MaxStepsExceeded` after `max_steps` model requests.
+`chained_responses_loop` leaves the history with the provider instead (`previous_response_id`): each request
+after the first carries only the new items, and every call is still checked, run and traced here.
 """
 
 from __future__ import annotations
@@ -148,4 +150,39 @@ def responses_tool_loop(
             result = run_tool_call(toolbox, call["name"], call["arguments"], names, confirm)
             trace.append(TraceEntry(step, call["name"], call["arguments"], result))
             items.append({"type": "function_call_output", "call_id": call["call_id"], "output": result})
+    raise MaxStepsExceeded(f"no final answer after {max_steps} model calls", trace)
+
+
+def chained_responses_loop(
+    base: str,
+    user_text: str,
+    toolbox: Toolbox,
+    names: Sequence[str],
+    *,
+    max_steps: int = 5,
+    confirm: Confirm | None = None,
+    model: str | None = None,
+    **extra: Any,
+) -> tuple[str, list[TraceEntry]]:
+    """The Responses loop over stored state: each later request sends previous_response_id and only new items.
+
+    The provider holds the history (`store` left at its default, true); each later request names the answer
+    it continues and carries only the `function_call_output` items answering that answer's calls. Every call
+    is still checked, run and traced here, exactly as in `responses_tool_loop`.
+    """
+    tools, trace = tool_specs(toolbox, names, "responses"), list[TraceEntry]()
+    payload: dict[str, Any] = {"model": model or MODEL, "tools": tools, **extra}
+    new_items: list[dict[str, Any]] = [{"role": "user", "content": user_text}]
+    previous: str | None = None
+    for step in range(1, max_steps + 1):
+        chain = {} if previous is None else {"previous_response_id": previous}
+        reply = post_json(base, "/responses", {**payload, **chain, "input": new_items})
+        previous, new_items = reply["id"], []
+        calls = [item for item in reply["output"] if item.get("type") == "function_call"]
+        if not calls:
+            return output_text(reply["output"]), trace
+        for call in calls:
+            result = run_tool_call(toolbox, call["name"], call["arguments"], names, confirm)
+            trace.append(TraceEntry(step, call["name"], call["arguments"], result))
+            new_items.append({"type": "function_call_output", "call_id": call["call_id"], "output": result})
     raise MaxStepsExceeded(f"no final answer after {max_steps} model calls", trace)

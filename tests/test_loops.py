@@ -8,7 +8,7 @@ import pytest
 
 from course_lib.demo_tools import weather_toolbox
 from course_lib.errors import MaxStepsExceeded, ModelHTTPError
-from course_lib.loops import chat_tool_loop, post_json, responses_tool_loop
+from course_lib.loops import chained_responses_loop, chat_tool_loop, post_json, responses_tool_loop
 from course_lib.scenarios import PARIS, SCENARIOS, run_scenario
 from course_lib.standin import StandIn
 from course_lib.tools import tool_specs
@@ -105,3 +105,37 @@ def test_forgetting_the_assistant_turn_gets_http_400(server: StandIn) -> None:
     buggy = [user, {"role": "tool", "tool_call_id": call["id"], "content": "{}"}]
     with pytest.raises(ModelHTTPError, match="HTTP 400"):
         post_json(server.base, "/chat/completions", {"model": "m", "tools": tools, "messages": buggy})
+
+
+def two_tool_turns() -> list[object]:
+    return [("calls", [("get_weather", PARIS), ("get_user_city", '{"user_id": "u1"}')]),
+            ("calls", [("get_weather", '{"city": "Oslo", "unit": "celsius"}')]),
+            ("text", lambda results: f"Done: {results[0]}")]  # fmt: skip
+
+
+@pytest.mark.parametrize("reasoning", [False, True], ids=["plain", "reasoning"])
+def test_the_chained_loop_sends_only_the_new_items_after_the_first_request(reasoning: bool) -> None:
+    names = ["get_weather", "get_user_city"]
+    with StandIn(two_tool_turns(), reasoning=reasoning) as stand_in:
+        want = responses_tool_loop(stand_in.base, "Weather?", weather_toolbox(), names)
+        stand_in.reset(two_tool_turns())
+        got = chained_responses_loop(stand_in.base, "Weather?", weather_toolbox(), names)
+        bodies = [exchange.body for exchange in stand_in.log]
+    assert got == want
+    assert [body.get("previous_response_id") for body in bodies] == [None, "resp_1", "resp_2"]
+    sent = [[item.get("call_id", item.get("role")) for item in body["input"]] for body in bodies]
+    assert sent == [["user"], ["call_1", "call_2"], ["call_3"]]
+
+
+def test_the_chained_loop_cannot_continue_a_response_sent_with_store_false(server: StandIn) -> None:
+    """What store: false costs: nothing is kept, so the second request names an unknown response."""
+    server.reset(two_tool_turns())
+    with pytest.raises(ModelHTTPError, match="HTTP 404: Response with id 'resp_1' not found"):
+        chained_responses_loop(server.base, "Weather?", weather_toolbox(), ["get_weather"], store=False)
+
+
+def test_the_chained_loop_stops_after_max_steps_with_its_trace(server: StandIn) -> None:
+    server.reset([("calls", [("get_weather", PARIS)])] * 3)
+    with pytest.raises(MaxStepsExceeded, match="after 2 model calls") as stop:
+        chained_responses_loop(server.base, "Weather?", weather_toolbox(), ["get_weather"], max_steps=2)
+    assert [entry.step for entry in stop.value.trace] == [1, 2] and len(server.log) == 2

@@ -85,6 +85,20 @@ def test_previous_response_id_is_checked_as_a_replayed_history() -> None:
         assert server.remaining_steps == 2 and len(server.stored) == 1
 
 
+def test_resending_what_the_previous_response_holds_is_the_documented_duplicate_400() -> None:
+    """The whole history sent again with previous_response_id: its items come twice, as on the real API."""
+    with StandIn(tool_turn_then_follow_up()) as server:
+        asked = post(server, {"input": "Weather?", "tools": RESPONSES_TOOLS}).payload
+        (function_call,) = asked["output"]
+        output = {"type": "function_call_output", "call_id": function_call["call_id"], "output": "15 C"}
+        rejected = post(server, {"input": [{"role": "user", "content": "Weather?"}, function_call, output],
+                                 "previous_response_id": asked["id"], "tools": RESPONSES_TOOLS})  # fmt: skip
+    error = rejected.payload["error"]
+    assert rejected.status == 400 and error["param"] == "input"
+    assert error["message"].startswith(f"Duplicate item found with id {function_call['id']}.")
+    assert server.remaining_steps == 2 and len(server.stored) == 1
+
+
 def test_a_reasoning_call_referenced_without_its_reasoning_item_is_refused() -> None:
     with StandIn(tool_turn_then_follow_up(), reasoning=True) as server:
         asked = post(server, {"input": "Weather?", "tools": RESPONSES_TOOLS}).payload

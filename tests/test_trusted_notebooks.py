@@ -208,9 +208,10 @@ def test_a_class_that_borrows_the_reference_fails_its_own_class_check() -> None:
 
 
 @pytest.mark.skipif(not network_namespaces(), reason="this kernel gives no network namespaces")
-def test_the_loop_exercises_pass_from_a_private_network_through_the_relay() -> None:
-    source = notebook(SOURCE / "03_loop" / "03_loop.ipynb")
-    verdict = check_notebook("03_loop", source, source, wrap=private_network)
+@pytest.mark.parametrize("name", ["03_loop", "04_wire"])
+def test_the_loop_exercises_pass_from_a_private_network_through_the_relay(name: str) -> None:
+    source = notebook(SOURCE / name / f"{name}.ipynb")
+    verdict = check_notebook(name, source, source, wrap=private_network)
     assert verdict.cells and all(cell.passed is True for cell in verdict.cells)
 
 

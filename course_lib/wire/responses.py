@@ -158,10 +158,16 @@ def read_request(
     )
     pending: list[str] = []
     reasoning_seen: set[str] = set()
+    ids: set[str] = set()
     previous = ""
     for i, item in enumerate(items):
         param = f"input[{i}]"
         require(isinstance(item, dict), f"{param} must be an object", param)
+        item_id = item.get("id")
+        if type(item_id) is str:
+            require(item_id not in ids, f"Duplicate item found with id {item_id[:120]}. "
+                    "Remove duplicate items from your input and try again.", "input")  # fmt: skip
+            ids.add(item_id)
         kind = _kind(item, param)
         if kind in MODEL_ITEMS and previous not in MODEL_ITEMS:
             conversation.turns, conversation.results = conversation.turns + 1, []

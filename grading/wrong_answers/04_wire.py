@@ -821,3 +821,129 @@ WRONG_ANSWERS += [
         RESPONSES_ORDER,
     ),
 ]
+
+# ---- Part F: the loop over stored state (previous_response_id) -----------------------------------------------
+
+CHAINED = "chained_responses_loop"
+ALL_CHAINED_TESTS = (
+    "test_chained_loop_chains",
+    "test_chained_loop_final_text",
+    "test_chained_loop_max_steps",
+)
+
+_CHAINED_OK = '''
+def chained_responses_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None, model=None, **extra):
+    """A correct answer, to splice mistakes into."""
+    tools = tool_specs(toolbox, names, "responses")
+    trace = []
+    history = [{"role": "user", "content": user_text}]
+    pending = list(history)
+    last_id = None
+    for step in range(1, max_steps + 1):
+        body = {"model": model or MODEL, "tools": tools, **extra}
+        if last_id is not None:
+            body["previous_response_id"] = last_id
+        body["input"] = pending
+        answer = post_json(base, "/responses", body)
+        last_id = answer["id"]
+        history = history + answer["output"]
+        pending = []
+        calls = [item for item in answer["output"] if item.get("type") == "function_call"]
+        if not calls:
+            text = ""
+            for item in answer["output"]:
+                if item.get("type") == "message":
+                    for part in item.get("content", []):
+                        if part.get("type") == "output_text":
+                            text += part["text"]
+            return text, trace
+        for call in calls:
+            result = tools_lib.run_tool_call(toolbox, call["name"], call["arguments"], names, confirm)
+            trace.append((step, call["name"], call["arguments"], result))
+            output = {"type": "function_call_output", "call_id": call["call_id"], "output": result}
+            pending.append(output)
+            history.append(output)
+    raise MaxStepsExceeded("no final answer after " + str(max_steps) + " model calls", trace)
+'''
+
+_CHAIN_ID = '            body["previous_response_id"] = last_id\n'
+_PENDING = "            pending.append(output)\n"
+
+WRONG_ANSWERS += [
+    WrongAnswer(
+        CHAINED,
+        "imports the library's chained_responses_loop instead of writing one",
+        "from course_lib.loops import chained_responses_loop\n",
+        ALL_CHAINED_TESTS,
+        "importing or wrapping anything from `course_lib.loops` but `post_json` scores nothing",
+    ),
+    WrongAnswer(
+        CHAINED,
+        "resends the whole history as well as previous_response_id: every stored item arrives twice",
+        splice(_CHAINED_OK, ('        body["input"] = pending\n', '        body["input"] = history\n')),
+        ALL_CHAINED_TESTS,
+        "never send again an item the provider already holds",
+    ),
+    WrongAnswer(
+        CHAINED,
+        "drops the function_call_output items: later requests carry no results",
+        splice(_CHAINED_OK, (_PENDING, "")),
+        ALL_CHAINED_TESTS,
+        "per `function_call` item of that answer",
+    ),
+    WrongAnswer(
+        CHAINED,
+        "chains every request from the first response instead of the answer just received",
+        splice(
+            _CHAINED_OK, ('        last_id = answer["id"]\n', '        last_id = last_id or answer["id"]\n')
+        ),
+        ("test_chained_loop_chains", "test_chained_loop_max_steps"),
+        "the `id` of the answer it has just received",
+    ),
+    WrongAnswer(
+        CHAINED,
+        "chains from the id of the first output item (fc_..., rs_...) instead of the response's id",
+        splice(
+            _CHAINED_OK, ('        last_id = answer["id"]\n', '        last_id = answer["output"][0]["id"]\n')
+        ),
+        ALL_CHAINED_TESTS,
+        "the `id` of the answer it has just received",
+    ),
+    WrongAnswer(
+        CHAINED,
+        "sends only the new items but never names previous_response_id",
+        splice(_CHAINED_OK, (_CHAIN_ID, "            pass\n")),
+        ALL_CHAINED_TESTS,
+        'name in `"previous_response_id"` of every later request',
+    ),
+    WrongAnswer(
+        CHAINED,
+        "sends tools on the first request only, as if the provider kept them",
+        splice(
+            _CHAINED_OK,
+            (
+                '        body = {"model": model or MODEL, "tools": tools, **extra}\n',
+                '        body = {"model": model or MODEL, **extra}\n        if step == 1:\n'
+                '            body["tools"] = tools\n',
+            ),
+        ),
+        ("test_chained_loop_chains", "test_chained_loop_max_steps"),
+        "and every field of `extra`, on every request",
+    ),
+    WrongAnswer(
+        CHAINED,
+        "refuses every conversation: MaxStepsExceeded before any request",
+        "def chained_responses_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None, model=None,"
+        ' **extra):\n    raise MaxStepsExceeded("refused", [])\n',
+        ALL_CHAINED_TESTS,
+        "return the text of the first answer without a `function_call` item",
+    ),
+    WrongAnswer(
+        CHAINED,
+        "returns at once, with no text and no trace",
+        "def chained_responses_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None, model=None,"
+        ' **extra):\n    return "", []\n',
+        ALL_CHAINED_TESTS,
+        "return the text of the first answer without a `function_call` item",
+    ),
+]
