@@ -5,6 +5,8 @@
     course-grade feedback  [ASSIGNMENT ...]              one HTML page per learner and notebook
     course-grade export    [ASSIGNMENT ...] [--to CSV]   grades.csv
     course-grade run       SUBMISSIONS [ASSIGNMENT ...]  all of the above, then a summary
+    course-grade bundle    OUT [ASSIGNMENT ...]          the learners' edition: notebooks, a library without
+                                                         unpublished keys (--publish-keys 01_envelope,...)
 
 Exit status 0 when the pipeline ran (every submission graded, even with 0 points or a problem noted),
 1 when it could not run (no course, no gradebook, a failed release), 2 for a usage error.
@@ -17,7 +19,8 @@ import sys
 import warnings
 from pathlib import Path
 
-from course_grade.course import REPOSITORY_COURSE, Course, CourseError, use_this_environment
+from course_grade.course import REPOSITORY_COURSE, Course, CourseError, load_config, use_this_environment
+from course_grade.editions.bundle import EditionError, build, plan
 from course_grade.pipeline import Pipeline, default_jobs
 from course_grade.summary import render
 
@@ -92,7 +95,39 @@ def parser() -> argparse.ArgumentParser:
             step.add_argument(
                 "--to", type=Path, default=Path("grades.csv"), help="the CSV file (default: grades.csv)"
             )
+    bundle = steps.add_parser(
+        "bundle", parents=[common], help="build the learners' edition an instructor hands out",
+        description="the learners' notebooks, fixtures and a library holding no key of an assignment not "
+        "published; OUT/edition.json records what it holds",
+    )  # fmt: skip
+    bundle.add_argument("out", type=Path, help="an empty or new folder")
+    bundle.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="(default: every assignment)")
+    bundle.add_argument(
+        "--publish-keys", default=None, metavar="A,B",
+        help="assignments whose keys (reference implementations) the edition holds (default: the course "
+        "config's c.Edition.published_keys, else none)",
+    )  # fmt: skip
     return main_parser
+
+
+def _bundle(course: Course, args: argparse.Namespace, names: list[str]) -> int:
+    """Build the learners' edition into args.out."""
+    if args.publish_keys is not None:
+        publish = [name.strip() for name in args.publish_keys.split(",") if name.strip()]
+    else:
+        publish = list(load_config(course.root).Edition.get("published_keys", []))
+    notebooks = course.root.parent / "notebooks"
+    try:
+        edition = plan(names, publish, notebooks)
+        build(args.out, edition, notebooks)
+    except EditionError as error:
+        print(f"course-grade bundle: {error}", file=sys.stderr)
+        return 1
+    for note in edition.notes:
+        print(note)
+    keys = ", ".join(edition.published_keys) or "none"
+    print(f"{args.out}: {', '.join(edition.assignments)}; answer keys published: {keys}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
             getattr(args, "timeout", None),
         )
         names = course.select(args.assignments)
+        if args.step == "bundle":
+            return _bundle(course, args, names)
         jobs = max(1, getattr(args, "jobs", default_jobs()))
         deadline = getattr(args, "submission_timeout", DEFAULT_SUBMISSION_TIMEOUT)
         with Pipeline(
