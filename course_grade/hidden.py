@@ -94,7 +94,8 @@ def failing_line(error: dict[str, Any]) -> int | None:
 
 
 def verdict(source: str, error: dict[str, Any]) -> str | None:
-    """ "hidden test k of N failed" for an error raised in a hidden region; None if the visible part failed."""
+    """The line a cell whose hidden test raised `error` shows ("hidden test k of N failed"); None when the
+    error came from the visible part."""
     line = failing_line(error)
     inside = regions(source)
     if line is not None and not any(first <= line <= last for first, last in inside):

@@ -27,7 +27,7 @@ from course_grade.notebooks import read
 from course_grade.problems import visible
 from course_grade.trusted.attacks import reference_module
 from grading.wrong_answers import published
-from tests.grading_helpers import COMMAND
+from tests.grading_helpers import COMMAND, fresh_course
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -199,3 +199,19 @@ def test_run_all_of_the_learners_01_reaches_the_end_on_the_edition(
     printed = notebook.cells[-1].outputs[0]["text"]
     assert printed.startswith(str(edition / "course_lib" / "__init__.py"))
     assert "course_lib.envelope" not in printed and str(Path(course_lib.__file__).parent) not in printed
+
+
+def test_the_course_config_publishes_keys_and_the_command_line_overrides_it(tmp_path: Path) -> None:
+    course = fresh_course(tmp_path)
+    shutil.copytree(NOTEBOOKS, tmp_path / "notebooks")
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write('\nc.Edition.published_keys = ["02_dispatcher"]\n')
+    bundle = [COMMAND, "bundle", "--course", str(course)]
+    done = subprocess.run([*bundle, str(tmp_path / "a"), "02_dispatcher"], capture_output=True, text=True)
+    record = json.loads((tmp_path / "a" / "edition.json").read_text(encoding="utf-8"))
+    assert done.returncode == 0 and record["published_keys"] == ["02_dispatcher"]
+    done = subprocess.run(
+        [*bundle, str(tmp_path / "b"), "02_dispatcher", "--publish-keys", ""], capture_output=True, text=True
+    )
+    assert done.returncode == 1 and "02_dispatcher.ipynb: `from course_lib import stock`" in done.stderr
+    assert not (tmp_path / "b").exists()
