@@ -60,7 +60,7 @@ def parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     options.add_argument(
         "--hide-hidden-tests", action=argparse.BooleanOptionalAction, default=keep,
-        help="leave hidden tests and their tracebacks out of the feedback (default: on); scores are the same",
+        help="show no hidden test in the feedback, only which failed (default: on); scores are the same",
     )  # fmt: skip
     options.add_argument(
         "--similarity-against", type=Path, default=keep, metavar="DIR",
