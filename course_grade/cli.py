@@ -8,6 +8,8 @@
                            [--roster FILE] [--lms NAME]  moodle.csv with a roster)
     course-grade run       SUBMISSIONS [ASSIGNMENT ...]  all of the above, then a summary (the report
                                                          and the exports beside grades.csv)
+    course-grade bundle    OUT [ASSIGNMENT ...]          the learners' edition: notebooks, a library without
+                                                         unpublished keys (--publish-keys 01_envelope,...)
 
 Exit status 0 when the pipeline ran (every submission graded, even with 0 points or a problem noted),
 1 when it could not run (no course, no gradebook, a failed release), 2 for a usage error.
@@ -20,7 +22,8 @@ import sys
 import warnings
 from pathlib import Path
 
-from course_grade.course import REPOSITORY_COURSE, Course, CourseError, use_this_environment
+from course_grade.course import REPOSITORY_COURSE, Course, CourseError, load_config, use_this_environment
+from course_grade.editions.bundle import EditionError, build, plan
 from course_grade.pipeline import Pipeline, default_jobs
 from course_grade.report.build import PLATFORMS
 from course_grade.report.roster import RosterError, read_roster
@@ -62,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     options.add_argument(
         "--hide-hidden-tests", action=argparse.BooleanOptionalAction, default=keep,
-        help="leave hidden tests and their tracebacks out of the feedback (default: on); scores are the same",
+        help="show no hidden test in the feedback, only which failed (default: on); scores are the same",
     )  # fmt: skip
     options.add_argument(
         "--similarity-against", type=Path, default=keep, metavar="DIR",
@@ -114,7 +117,39 @@ def parser() -> argparse.ArgumentParser:
                 "--lms", action="append", choices=sorted(PLATFORMS), default=None,
                 help="write this platform's gradebook CSV (repeatable; default with --roster: all of them)",
             )  # fmt: skip
+    bundle = steps.add_parser(
+        "bundle", parents=[common], help="build the learners' edition an instructor hands out",
+        description="the learners' notebooks, fixtures and a library holding no key of an assignment not "
+        "published; OUT/edition.json records what it holds",
+    )  # fmt: skip
+    bundle.add_argument("out", type=Path, help="an empty or new folder")
+    bundle.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="(default: every assignment)")
+    bundle.add_argument(
+        "--publish-keys", default=None, metavar="A,B",
+        help="assignments whose keys (reference implementations) the edition holds (default: the course "
+        "config's c.Edition.published_keys, else none)",
+    )  # fmt: skip
     return main_parser
+
+
+def _bundle(course: Course, args: argparse.Namespace, names: list[str]) -> int:
+    """Build the learners' edition into args.out."""
+    if args.publish_keys is not None:
+        publish = [name.strip() for name in args.publish_keys.split(",") if name.strip()]
+    else:
+        publish = list(load_config(course.root).Edition.get("published_keys", []))
+    notebooks = course.root.parent / "notebooks"
+    try:
+        edition = plan(names, publish, notebooks)
+        build(args.out, edition, notebooks)
+    except EditionError as error:
+        print(f"course-grade bundle: {error}", file=sys.stderr)
+        return 1
+    for note in edition.notes:
+        print(note)
+    keys = ", ".join(edition.published_keys) or "none"
+    print(f"{args.out}: {', '.join(edition.assignments)}; answer keys published: {keys}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
             getattr(args, "timeout", None),
         )
         names = course.select(args.assignments)
+        if args.step == "bundle":
+            return _bundle(course, args, names)
         if getattr(args, "roster", None) is not None:
             read_roster(args.roster)  # a bad roster stops the run before any grading, not after
         jobs = max(1, getattr(args, "jobs", default_jobs()))

@@ -16,9 +16,10 @@
   `nbgrader` metadata, and a missing test is put back after its solution cell, which may be missing too.
   This removes that metadata whole, and puts a test back after the nearest earlier cell still there.
 - `HideHiddenTests` (added to GenerateFeedback's preprocessors with `--hide-hidden-tests`): the autograded
-  notebook holds the instructor's test cells whole, hidden tests included, and a failing hidden assert shows
-  its line in the traceback; this removes the hidden regions from the feedback and shortens the traceback
-  of a cell that had one to its last line. Scores come from the gradebook: they do not change.
+  notebook holds the instructor's test cells whole, hidden tests included, and their outputs can show a
+  hidden test's inputs and expected values; this shows "hidden test k of N failed" instead, keeps a visible
+  failure's message, and drops every output line repeating a hidden line (`course_grade.hidden`).
+  Scores come from the gradebook: they do not change.
 - `LiteralAutograde`, `LiteralGenerateFeedback`: nbgrader globs inside the folder it matched, so a student
   id holding `[`, `*` or `?` matches no notebook; these escape that folder first.
 
@@ -42,9 +43,10 @@ from nbgrader.converters import Autograde, GenerateFeedback, NbGraderException  
 from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[import-untyped]
 from traitlets import Bool, Integer
 
+from course_grade.hidden import for_feedback
 from course_grade.kernels import GradingKernelManager
 from course_grade.notebooks import node
-from course_grade.problems import cell_grade_id, visible
+from course_grade.problems import cell_grade_id
 
 DIED = "the kernel died while running this cell (os._exit, a crash or too much memory)"
 NOT_RUN = "not run: the kernel died in an earlier cell"
@@ -249,20 +251,14 @@ class SafeOverwriteCells(OverwriteCells):  # type: ignore[misc]
 
 
 class HideHiddenTests(Preprocessor):
-    """Remove hidden tests, and the tracebacks that could show them, from the notebook a feedback page renders."""
+    """Show no hidden test in the notebook a feedback page renders: see `course_grade.hidden`."""
 
     enabled = Bool(True)  # nbconvert's preprocessors are off unless told otherwise
 
-    def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
-        """Drop a test cell's hidden regions; cut its tracebacks to the error's last line."""
-        source = cell.get("source", "")
-        if "BEGIN HIDDEN TESTS" not in source:
-            return cell, resources
-        cell.source = visible(source)
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                output.traceback = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
-        return cell, resources
+    def preprocess(self, nb: NotebookNode, resources: Any) -> Any:
+        """Every cell as the learner's feedback shows it: hidden regions out, their failures one line."""
+        for_feedback(nb.cells, node)
+        return nb, resources
 
 
 class _LiteralFolders:
