@@ -932,6 +932,32 @@ WRONG_ANSWERS += [
     ),
     WrongAnswer(
         CHAINED,
+        "sends the question as a bare string in the first request instead of a list holding the user message",
+        splice(_CHAINED_OK, ("    pending = list(history)\n", "    pending = user_text\n")),
+        ALL_CHAINED_TESTS,
+        'send `"input": [{"role": "user", "content": user_text}]` and no `previous_response_id` in the first request',
+    ),
+    WrongAnswer(
+        CHAINED,
+        "numbers the trace's steps from 0: each call is filed under the request before the one that asked for it",
+        splice(
+            _CHAINED_OK, ("    for step in range(1, max_steps + 1):\n", "    for step in range(max_steps):\n")
+        ),
+        ("test_chained_loop_chains", "test_chained_loop_final_text"),
+        "`step` being the number of the request whose answer asked for it",
+    ),
+    WrongAnswer(
+        CHAINED,
+        "sends one request more than max_steps before giving up",
+        splice(
+            _CHAINED_OK,
+            ("    for step in range(1, max_steps + 1):\n", "    for step in range(1, max_steps + 2):\n"),
+        ),
+        ("test_chained_loop_max_steps",),
+        "raise `MaxStepsExceeded(message, trace)` after `max_steps` requests without such an answer",
+    ),
+    WrongAnswer(
+        CHAINED,
         "refuses every conversation: MaxStepsExceeded before any request",
         "def chained_responses_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None, model=None,"
         ' **extra):\n    raise MaxStepsExceeded("refused", [])\n',
