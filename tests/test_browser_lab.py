@@ -1,0 +1,185 @@
+"""The learner's flow in a real browser: `python3 course.py lab`, the notebooks opened and run in JupyterLab.
+
+One JupyterLab for the module (tests/lab_server.py), a fresh Chromium per test (tests/browser.py), each test
+in a JupyterLab workspace of its own; screenshots of every step go to the artifacts folder.
+The notebooks are the learners' versions in notebooks/, opened from JupyterLab's file browser and never saved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from course_lib.approval import DENIED
+from course_lib.pack import SCENARIOS
+from tests.browser import Browser, chromium_or_skip
+from tests.lab_server import ROOT, Lab, running_lab
+
+pytestmark = [
+    pytest.mark.xdist_group("browser_lab"),  # one worker starts JupyterLab once for all of them
+    pytest.mark.timeout(300),  # JupyterLab's start counts in the first test; every wait below is bounded
+]
+
+NOTEBOOKS = ROOT / "notebooks"
+
+LOAD_MS = 90_000
+"""Milliseconds JupyterLab may take to load in the page and to start a notebook's kernel."""
+
+RUN_MS = 120_000
+"""Milliseconds a cell (or Run All) may take to finish: the pack of notebook 07 runs 38 models five ways."""
+
+STDOUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']"
+"""What a cell (or an Output widget) printed."""
+
+EXECUTED = re.compile(r"^\[\d+\]:$")
+"""An input prompt once its cell has run (not `[ ]:` nor `[*]:`)."""
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """`course.py lab` on a free loopback port with fresh Jupyter folders; the notebooks are unchanged after."""
+    chromium_or_skip()  # before the server starts: no browser, no point
+    before = fingerprint(NOTEBOOKS)
+    with running_lab(tmp_path_factory.mktemp("jupyter")) as server:
+        yield server
+    assert fingerprint(NOTEBOOKS) == before, "the browser tests changed or added files in notebooks/"
+
+
+def fingerprint(folder: Path) -> dict[str, str]:
+    """Every file under `folder` (hidden ones too) and the SHA-256 of its bytes."""
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def cells_of(name: str) -> list[dict[str, Any]]:
+    """The cells of a learners' notebook, as stored."""
+    cells: list[dict[str, Any]] = json.loads((NOTEBOOKS / name).read_text())["cells"]
+    return cells
+
+
+def source(cell: dict[str, Any]) -> str:
+    return "".join(cell["source"])
+
+
+def cell_holding(name: str, text: str) -> int:
+    """The position of the one code cell of the notebook whose source holds `text`."""
+    cells = cells_of(name)
+    found = [i for i, cell in enumerate(cells) if cell["cell_type"] == "code" and text in source(cell)]
+    assert len(found) == 1, f"{len(found)} code cells of {name} hold {text!r}; the test needs exactly one"
+    return found[0]
+
+
+def open_notebook(browser: Browser, lab: Lab, name: str) -> Page:
+    """Open JupyterLab in a workspace of the test's own, double-click the notebook in the file browser, and
+    wait until its kernel is idle."""
+    page = browser.page
+    page.goto(lab.url(f"lab/workspaces/{name.split('.')[0]}-{id(browser)}"), timeout=LOAD_MS)
+    expect(page.locator(".jp-LauncherCard").first).to_be_visible(timeout=LOAD_MS)  # kernel specs loaded
+    page.locator(".jp-DirListing-item").filter(has_text=name).dblclick()
+    expect(page.locator(".jp-NotebookPanel .jp-Notebook")).to_be_visible(timeout=LOAD_MS)
+    kernel = json.loads((NOTEBOOKS / name).read_text())["metadata"]["kernelspec"]["display_name"]
+    status = page.get_by_role("contentinfo").get_by_role("button", name=f"{kernel} | Idle", exact=True)
+    expect(status).to_be_visible(timeout=LOAD_MS)  # the status bar: the notebook's kernel, started and idle
+    return page
+
+
+def cell(page: Page, index: int) -> Locator:
+    """The notebook's cell at `index` (all cells are in the page: the tests turn JupyterLab's windowing off)."""
+    return page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").nth(index)
+
+
+def run_cell(page: Page, index: int) -> Locator:
+    """Select the cell by its prompt, run it with Ctrl+Enter as a learner would, and wait until it has run."""
+    target = cell(page, index)
+    target.locator(".jp-InputPrompt").click()
+    expect(target).to_have_class(re.compile(r"\bjp-mod-active\b"))
+    page.keyboard.press("Control+Enter")
+    expect(target.locator(".jp-InputPrompt")).to_have_text(EXECUTED, timeout=RUN_MS)
+    return target
+
+
+def output_of(target: Locator) -> Locator:
+    """The output area of a cell (a widget's own output areas are inside it)."""
+    return target.locator(".jp-Cell-outputWrapper")
+
+
+def test_run_all_in_01_shows_each_unwritten_exercise_and_runs_every_cell(browser: Browser, lab: Lab) -> None:
+    name = "01_envelope.ipynb"
+    page = open_notebook(browser, lab, name)
+    browser.screenshot("opened")
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    code_cells = [index for index, stored in enumerate(cells_of(name)) if stored["cell_type"] == "code"]
+    last = cell(page, code_cells[-1]).locator(".jp-InputPrompt")
+    expect(last).to_have_text(
+        f"[{len(code_cells)}]:", timeout=RUN_MS
+    )  # a fresh kernel ran them all, in order
+    browser.screenshot("run-all-finished")
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    shown = errors.all_text_contents()
+    assert shown and all("NotImplementedError" in error for error in shown), shown  # nothing else broke
+    unwritten = [
+        message
+        for index in code_cells
+        for message in re.findall(r"raise NotImplementedError\('([^']+)'\)", source(cells_of(name)[index]))
+    ]
+    assert unwritten, "notebook 01 has no unwritten exercise"
+    for message in unwritten:
+        expect(errors.filter(has_text=f"NotImplementedError: {message}").first).to_be_visible()
+    errors.first.scroll_into_view_if_needed()
+    browser.screenshot("not-written-yet")
+    browser.assert_no_errors()
+
+
+def test_the_approve_and_deny_dialog_of_06_runs_or_refuses_the_call(browser: Browser, lab: Lab) -> None:
+    name = "06_security.ipynb"
+    page = open_notebook(browser, lab, name)
+    setup, loop = cell_holding(name, "import ApprovalQueue"), cell_holding(name, '"waiting for a person:"')
+    review, notes = cell_holding(name, "queue.review("), cell_holding(name, 'print("verdicts:"')
+    run_cell(page, setup)
+    outcomes = {}
+    for button in ("Approve", "Deny"):
+        run_cell(page, loop)  # a fresh queue with one proposed deletion, and the notes as they were
+        dialog = output_of(run_cell(page, review))
+        expect(dialog.get_by_text("The model asks to run #1 delete_note")).to_be_visible()
+        browser.screenshot(f"{button}-dialog")
+        dialog.get_by_role("button", name=button).click()
+        expect(dialog.get_by_role("button", name="Approve")).to_be_disabled()  # decided: no second click
+        expect(dialog.get_by_role("button", name="Deny")).to_be_disabled()
+        verdict = "approved" if button == "Approve" else "denied"
+        outcome = dialog.locator(STDOUT).filter(has_text=f"{verdict} -> ")  # in the dialog's Output widget
+        expect(outcome).to_be_visible(timeout=RUN_MS)
+        outcomes[button] = json.loads(outcome.inner_text().split(" -> ", 1)[1])
+        after = output_of(run_cell(page, notes)).inner_text()
+        browser.screenshot(f"{button}-clicked")
+        outcomes[f"{button} notes"] = after
+    deleted = outcomes["Approve"]["result"]["deleted"]
+    assert f"'{deleted}'" not in outcomes["Approve notes"] and "True)]" in outcomes["Approve notes"]
+    assert outcomes["Deny"] == {"error": DENIED}
+    assert f"'{deleted}'" in outcomes["Deny notes"] and "False)]" in outcomes["Deny notes"]
+    browser.assert_no_errors()
+
+
+def test_the_pack_table_of_07_renders_as_html(browser: Browser, lab: Lab) -> None:
+    name = "07_capstone.ipynb"
+    page = open_notebook(browser, lab, name)
+    run_cell(page, cell_holding(name, "from course_lib.pack import"))
+    shown = output_of(run_cell(page, cell_holding(name, "display(PackTable(")))
+    html = shown.locator(".jp-OutputArea-output[data-mime-type='text/html'] .course-pack")
+    expect(html.locator("table")).to_have_count(3)
+    scenarios = html.locator("table").first.locator("tbody tr td:first-child")
+    expect(scenarios).to_have_text([scenario.name for scenario in SCENARIOS])
+    expect(html.locator("table").first).to_be_visible()
+    html.scroll_into_view_if_needed()
+    browser.screenshot("pack-table")
+    browser.assert_no_errors()
