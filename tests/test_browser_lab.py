@@ -7,6 +7,7 @@ The notebooks are the learners' versions in notebooks/, opened from JupyterLab's
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -37,6 +38,9 @@ RUN_MS = 120_000
 
 STDOUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']"
 """What a cell (or an Output widget) printed."""
+
+CLICK_MS = 30_000
+"""Milliseconds the outcome of a click in a widget may take to show (the kernel runs the handler, then replies)."""
 
 EXECUTED = re.compile(r"^\[\d+\]:$")
 """An input prompt once its cell has run (not `[ ]:` nor `[*]:`)."""
@@ -141,32 +145,41 @@ def test_run_all_in_01_shows_each_unwritten_exercise_and_runs_every_cell(browser
     browser.assert_no_errors()
 
 
+def click_in_the_dialog(browser: Browser, button: str) -> tuple[Any, dict[int, str], list[tuple[str, bool]]]:
+    """In 06: propose a deletion, show the dialog, click `button`; the outcome it prints, then the notes and
+    the verdicts as the next cell prints them."""
+    name, page = "06_security.ipynb", browser.page
+    loop = output_of(
+        run_cell(page, cell_holding(name, '"waiting for a person:"'))
+    )  # a fresh queue, fresh notes
+    waiting = loop.locator(STDOUT).filter(has_text="waiting for a person:").inner_text()
+    [pending] = ast.literal_eval(waiting.split("waiting for a person:", 1)[1].split("|")[0].strip())
+    dialog = output_of(run_cell(page, cell_holding(name, "queue.review(")))
+    expect(dialog.get_by_text(f"The model asks to run {pending}", exact=True)).to_be_visible()
+    browser.screenshot(f"{button}-dialog")
+    dialog.get_by_role("button", name=button).click()
+    verdict = {"Approve": "approved", "Deny": "denied"}[button]
+    outcome = dialog.locator(STDOUT).filter(has_text=f"{verdict} -> ")  # in the dialog's Output widget
+    expect(outcome).to_be_visible(timeout=CLICK_MS)
+    expect(dialog.get_by_role("button", name="Approve")).to_be_disabled()  # decided: no second click
+    expect(dialog.get_by_role("button", name="Deny")).to_be_disabled()
+    printed = output_of(run_cell(page, cell_holding(name, 'print("verdicts:"'))).inner_text().splitlines()
+    browser.screenshot(f"{button}-clicked")
+    notes = ast.literal_eval(printed[0].removeprefix("notes: "))
+    verdicts = ast.literal_eval(printed[1].removeprefix("verdicts: "))
+    assert [call for call, _ in verdicts] == [pending], verdicts
+    return json.loads(outcome.inner_text().split(" -> ", 1)[1]), notes, verdicts
+
+
 def test_the_approve_and_deny_dialog_of_06_runs_or_refuses_the_call(browser: Browser, lab: Lab) -> None:
-    name = "06_security.ipynb"
-    page = open_notebook(browser, lab, name)
-    setup, loop = cell_holding(name, "import ApprovalQueue"), cell_holding(name, '"waiting for a person:"')
-    review, notes = cell_holding(name, "queue.review("), cell_holding(name, 'print("verdicts:"')
-    run_cell(page, setup)
-    outcomes = {}
-    for button in ("Approve", "Deny"):
-        run_cell(page, loop)  # a fresh queue with one proposed deletion, and the notes as they were
-        dialog = output_of(run_cell(page, review))
-        expect(dialog.get_by_text("The model asks to run #1 delete_note")).to_be_visible()
-        browser.screenshot(f"{button}-dialog")
-        dialog.get_by_role("button", name=button).click()
-        expect(dialog.get_by_role("button", name="Approve")).to_be_disabled()  # decided: no second click
-        expect(dialog.get_by_role("button", name="Deny")).to_be_disabled()
-        verdict = "approved" if button == "Approve" else "denied"
-        outcome = dialog.locator(STDOUT).filter(has_text=f"{verdict} -> ")  # in the dialog's Output widget
-        expect(outcome).to_be_visible(timeout=RUN_MS)
-        outcomes[button] = json.loads(outcome.inner_text().split(" -> ", 1)[1])
-        after = output_of(run_cell(page, notes)).inner_text()
-        browser.screenshot(f"{button}-clicked")
-        outcomes[f"{button} notes"] = after
-    deleted = outcomes["Approve"]["result"]["deleted"]
-    assert f"'{deleted}'" not in outcomes["Approve notes"] and "True)]" in outcomes["Approve notes"]
-    assert outcomes["Deny"] == {"error": DENIED}
-    assert f"'{deleted}'" in outcomes["Deny notes"] and "False)]" in outcomes["Deny notes"]
+    page = open_notebook(browser, lab, "06_security.ipynb")
+    run_cell(page, cell_holding("06_security.ipynb", "import ApprovalQueue"))
+    approved, notes, verdicts = click_in_the_dialog(browser, "Approve")
+    deleted = approved["result"]["deleted"]  # the tool ran: it says which note it deleted
+    assert deleted not in notes.values() and [approved for _, approved in verdicts] == [True]
+    denied, notes, verdicts = click_in_the_dialog(browser, "Deny")
+    assert denied == {"error": DENIED}
+    assert deleted in notes.values() and [approved for _, approved in verdicts] == [False]
     browser.assert_no_errors()
 
 
