@@ -6,7 +6,13 @@ that keep it off the network, and yields a `Browser`: its Playwright `page`, the
 its console or threw uncaught, and `screenshot(step)`, which keeps a PNG in the artifacts folder
 (`$COURSE_TEST_ARTIFACTS`, else `test-artifacts/` at the repository's root), one subfolder per test.
 The `browser` fixture (tests/conftest.py) gives one per test; without Chromium the tests skip, saying why,
-except under CI, where they fail.
+except under CI, where they fail. A page from disk opens as any other:
+
+    def test_the_report_opens_from_disk(browser: Browser, tmp_path: Path) -> None:
+        browser.page.goto((tmp_path / "report.html").as_uri())
+        expect(browser.page.get_by_role("table").first).to_be_visible()
+        browser.screenshot("report")
+        browser.assert_no_errors()
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import ConsoleMessage, Error, Page, ViewportSize, sync_playwright
+from playwright.sync_api import ConsoleMessage, Error, Page, ViewportSize, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +52,10 @@ ARTIFACTS_VARIABLE = "COURSE_TEST_ARTIFACTS"
 """The environment variable naming the folder screenshots go to (default: test-artifacts/ in the repository)."""
 
 ACTION_TIMEOUT_MS = 30_000
-"""Milliseconds any Playwright action (a click, a navigation) may wait before it fails."""
+"""Milliseconds any Playwright action (a click, a navigation) or `expect` waits, unless told otherwise, before it
+fails: generous, since the suite runs on every core of a 2-core machine."""
+
+expect.set_options(timeout=ACTION_TIMEOUT_MS)  # Playwright's default of 5 s is short on a loaded machine
 
 
 def chromium_or_skip() -> Path:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.browser import Browser
+import tests.browser
+from tests.browser import Browser, chromium_or_skip
 
 PAGE = """<button onclick="console.error('a console error'); throw new TypeError('an uncaught error')">go</button>"""
 
@@ -34,3 +37,14 @@ def test_screenshots_are_numbered_png_files_in_the_tests_folder(browser: Browser
     first, second = browser.screenshot("first step"), browser.screenshot("second")
     assert [first.name, second.name] == ["01-first-step.png", "02-second.png"]
     assert first.parent == browser.folder and first.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("ci", ["true", ""])
+def test_a_missing_chromium_fails_under_ci_and_skips_elsewhere(
+    ci: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(tests.browser, "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setenv("CI", ci)
+    outcome = pytest.fail.Exception if ci == "true" else pytest.skip.Exception
+    with pytest.raises(outcome, match="apt-get install chromium"):
+        chromium_or_skip()

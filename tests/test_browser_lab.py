@@ -11,6 +11,7 @@ import ast
 import hashlib
 import json
 import re
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,7 @@ def open_notebook(browser: Browser, lab: Lab, name: str) -> Page:
     """Open JupyterLab in a workspace of the test's own, double-click the notebook in the file browser, and
     wait until its kernel is idle."""
     page = browser.page
-    page.goto(lab.url(f"lab/workspaces/{name.split('.')[0]}-{id(browser)}"), timeout=LOAD_MS)
+    page.goto(lab.url(f"lab/workspaces/{name.split('.')[0]}-{secrets.token_hex(4)}"), timeout=LOAD_MS)
     expect(page.locator(".jp-LauncherCard").first).to_be_visible(timeout=LOAD_MS)  # kernel specs loaded
     page.locator(".jp-DirListing-item").filter(has_text=name).dblclick()
     expect(page.locator(".jp-NotebookPanel .jp-Notebook")).to_be_visible(timeout=LOAD_MS)
@@ -128,6 +129,7 @@ def test_run_all_in_01_shows_each_unwritten_exercise_and_runs_every_cell(browser
     expect(last).to_have_text(
         f"[{len(code_cells)}]:", timeout=RUN_MS
     )  # a fresh kernel ran them all, in order
+    last.scroll_into_view_if_needed()
     browser.screenshot("run-all-finished")
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
     shown = errors.all_text_contents()
