@@ -34,6 +34,8 @@ LEAKY_VARIABLES = (
     "JUPYTERLAB_SETTINGS_DIR",
     "JUPYTERLAB_WORKSPACES_DIR",
     "JUPYTER_PREFER_ENV_PATH",
+    "JUPYTER_PATH",  # a user's extra data folders (kernels, extensions)
+    "JUPYTER_CONFIG_PATH",  # a user's extra config folders (course.py lab puts learner_config/ first anyway)
     "COURSE_INTERACTIVE",  # approval.is_interactive: a leaked 0 would hide the Approve/Deny dialog
     "NBGRADER_EXECUTION",
     "JPY_SESSION_NAME",

@@ -126,9 +126,8 @@ def test_run_all_in_01_shows_each_unwritten_exercise_and_runs_every_cell(browser
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
     code_cells = [index for index, stored in enumerate(cells_of(name)) if stored["cell_type"] == "code"]
     last = cell(page, code_cells[-1]).locator(".jp-InputPrompt")
-    expect(last).to_have_text(
-        f"[{len(code_cells)}]:", timeout=RUN_MS
-    )  # a fresh kernel ran them all, in order
+    # the last prompt counts every code cell: a fresh kernel ran them all, once each, in order
+    expect(last).to_have_text(f"[{len(code_cells)}]:", timeout=RUN_MS)
     last.scroll_into_view_if_needed()
     browser.screenshot("run-all-finished")
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
@@ -151,9 +150,8 @@ def click_in_the_dialog(browser: Browser, button: str) -> tuple[Any, dict[int, s
     """In 06: propose a deletion, show the dialog, click `button`; the outcome it prints, then the notes and
     the verdicts as the next cell prints them."""
     name, page = "06_security.ipynb", browser.page
-    loop = output_of(
-        run_cell(page, cell_holding(name, '"waiting for a person:"'))
-    )  # a fresh queue, fresh notes
+    # the loop cell: a fresh toolbox and queue, and the model's proposed deletion waiting in it
+    loop = output_of(run_cell(page, cell_holding(name, '"waiting for a person:"')))
     waiting = loop.locator(STDOUT).filter(has_text="waiting for a person:").inner_text()
     [pending] = ast.literal_eval(waiting.split("waiting for a person:", 1)[1].split("|")[0].strip())
     dialog = output_of(run_cell(page, cell_holding(name, "queue.review(")))
@@ -178,10 +176,10 @@ def test_the_approve_and_deny_dialog_of_06_runs_or_refuses_the_call(browser: Bro
     run_cell(page, cell_holding("06_security.ipynb", "import ApprovalQueue"))
     approved, notes, verdicts = click_in_the_dialog(browser, "Approve")
     deleted = approved["result"]["deleted"]  # the tool ran: it says which note it deleted
-    assert deleted not in notes.values() and [approved for _, approved in verdicts] == [True]
+    assert deleted not in notes.values() and [yes for _, yes in verdicts] == [True]
     denied, notes, verdicts = click_in_the_dialog(browser, "Deny")
     assert denied == {"error": DENIED}
-    assert deleted in notes.values() and [approved for _, approved in verdicts] == [False]
+    assert deleted in notes.values() and [yes for _, yes in verdicts] == [False]
     browser.assert_no_errors()
 
 
