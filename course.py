@@ -92,36 +92,57 @@ def lab(extra: list[str]) -> int:
     os.execv(command[0], command)  # become JupyterLab, so Ctrl-C and signals reach it directly
 
 
+def apt_install(package: str, reason: str) -> None:
+    """Install one Debian package with apt-get, non-interactively, waiting for another apt's lock if need be."""
+    print(f"installing Debian's {package} for {reason} ...", flush=True)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    wait = ["-o", "DPkg::Lock::Timeout=600"]  # another apt-get at work: wait for it (bounded), do not fail
+    subprocess.run(["apt-get", *wait, "update", "-qq"], env=env, check=True)
+    install = ["apt-get", *wait, "install", "-y", "-qq", "--no-install-recommends", package]
+    subprocess.run(install, env=env, check=True)
+
+
+def can_apt_install() -> bool:
+    """True as root where apt-get exists (Debian): the tests' system packages can be installed."""
+    return shutil.which("apt-get") is not None and hasattr(os, "geteuid") and os.geteuid() == 0
+
+
 def ensure_postgresql() -> None:
     """Install Debian's PostgreSQL server for the gradebook tests, as root on Debian, when no initdb is there.
 
     tests/postgres.py starts its own server from these binaries (initdb in a temporary folder, loopback only);
     the system's own cluster is kept from starting while the package installs.
     """
-    if list(Path("/usr/lib/postgresql").glob("*/bin/initdb")) or shutil.which("apt-get") is None:
-        return
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return  # not root: tests/postgres.py says what is missing
-    print("installing Debian's postgresql for the gradebook tests ...", flush=True)
+    if list(Path("/usr/lib/postgresql").glob("*/bin/initdb")) or not can_apt_install():
+        return  # not root, or not Debian: tests/postgres.py says what is missing
     policy = Path("/usr/sbin/policy-rc.d")
     had_policy = policy.exists()
     if not had_policy:
         policy.write_text("#!/bin/sh\nexit 101\n")  # do not start the system's cluster
         policy.chmod(0o755)
     try:
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "update", "-qq"], env=env, check=True)
-        install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "postgresql"]
-        subprocess.run(install, env=env, check=True)
+        apt_install("postgresql", "the gradebook tests")
     finally:
         if not had_policy:
             policy.unlink()
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+"""Debian's Chromium, the browser tests/browser.py drives with Playwright (Playwright's own download is not used)."""
+
+
+def ensure_chromium() -> None:
+    """Install Debian's Chromium for the browser tests, as root on Debian, when /usr/bin/chromium is missing."""
+    if CHROMIUM.exists() or not can_apt_install():
+        return  # not root, or not Debian: tests/browser.py says what is missing
+    apt_install("chromium", "the browser tests")
 
 
 def test(extra: list[str]) -> int:
     """Lint, type-check, run the tests (on every core), then nbval over the instructor notebooks."""
     ensure_node_clients()  # the tests' Node SDKs only: `lab` never needs npm
     ensure_postgresql()
+    ensure_chromium()
     checks = [
         ("ruff", "check", "course_lib", "course_grade", "tests", "grading", "benchmarks", "course.py"),
         (

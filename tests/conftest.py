@@ -1,14 +1,19 @@
-"""Shared fixtures: a fresh stand-in per test, a forked-cells server per process; and a guard that xdist's
-test groups really group."""
+"""Shared fixtures: a fresh stand-in per test, a forked-cells server per process, a browser page per test;
+and a guard that xdist's test groups really group."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from course_lib.standin import StandIn
 from tests.forked_cells import ForkedCells
+
+if TYPE_CHECKING:
+    from tests.browser import Browser
 
 
 @pytest.fixture
@@ -23,6 +28,16 @@ def forked() -> Iterator[ForkedCells]:
     runner = ForkedCells()
     yield runner
     runner.close()
+
+
+@pytest.fixture
+def browser(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Browser]:
+    """A page in Debian's Chromium with its console errors kept and screenshots kept per test (tests/browser.py)."""
+    from tests.browser import artifacts_folder, open_browser  # Playwright is imported by browser tests only
+
+    with open_browser(artifacts_folder(request.node.nodeid), tmp_path / "chromium-profile") as opened:
+        yield opened
+        opened.assert_no_errors(new_only=True)  # errors logged after the test's own last check
 
 
 UNGROUPED = pytest.StashKey[str]()
