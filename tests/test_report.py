@@ -13,6 +13,7 @@ import json
 import shutil
 import statistics
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from nbgrader.api import Gradebook
@@ -27,6 +28,9 @@ from course_grade.report.failures import locate
 from course_grade.report.grades import read_grades
 from course_grade.report.roster import RosterError, read_roster
 from tests.report_helpers import parse
+
+if TYPE_CHECKING:
+    from tests.browser import Browser
 
 DUE = datetime.datetime(2026, 11, 1, 12, 0)
 POINTS = {"q1": 2.0, "q2": 1.0, "q3": 3.0}
@@ -326,3 +330,30 @@ def test_lms_without_a_roster_is_a_usage_error(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit) as stopped:
         main(["report", "--lms", "canvas"])
     assert stopped.value.code == 2 and "--lms needs --roster" in capsys.readouterr().err
+
+
+def test_the_report_opens_from_disk_in_a_browser_with_every_plot_and_table_visible(
+    report: tuple[Course, Path], browser: Browser
+) -> None:
+    """What the instructor sees: the page from disk, no server, each histogram and table drawn, no browser error."""
+    from playwright.sync_api import expect
+
+    page = browser.page
+    page.goto((report[1] / "report.html").as_uri())
+    figures, tables = page.locator("figure.histogram svg"), page.locator("table")
+    expect(figures.first).to_be_visible()
+    assert (
+        figures.count() == 1 and tables.count() >= 5
+    )  # one assignment: its histogram, its tables, the summary
+    for index in range(tables.count()):
+        table = tables.nth(index)
+        table.scroll_into_view_if_needed()
+        expect(table).to_be_visible()
+    for index in range(figures.count()):
+        box = figures.nth(index).bounding_box()
+        assert box is not None and box["width"] > 100 and box["height"] > 100, (
+            f"histogram {index} drawn at {box}"
+        )
+    page.evaluate("window.scrollTo(0, 0)")
+    browser.screenshot("report")
+    browser.assert_no_errors()
