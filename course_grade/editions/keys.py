@@ -4,7 +4,8 @@ A key module is left out of the learners' edition until its assignment's key is 
 module is infrastructure (the stand-in, the wire formats, fixtures, errors, the own-work check), and an
 infrastructure module that imports a key is left out with it (see `imports.closure`), so infrastructure
 reaches a key only through what is declared here. A module holding the keys of two assignments (`tools`:
-04's `tool_specs`, 05's `check_args` and `run_tool_call`) is published only when both are.
+04's `tool_specs`, 05's `check_args` and `run_tool_call`; `loops`: 03's two loops, 04's `chained_responses_loop`)
+is published only when both are.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ KEYS: Mapping[str, tuple[str, ...]] = {
     "01_envelope": ("course_lib.envelope",),
     "02_dispatcher": ("course_lib.stock",),
     "03_loop": ("course_lib.loops",),
-    "04_wire": ("course_lib.tools", "course_lib.streaming"),
+    "04_wire": ("course_lib.tools", "course_lib.streaming", "course_lib.loops"),
     "05_failures": ("course_lib.tools",),
     "06_security": ("course_lib.arithmetic",),
     "07_capstone": (
