@@ -68,13 +68,15 @@ QUOTING = [
 
 
 def test_the_audited_parts_state_their_contracts() -> None:
-    """The parser finds the lists it is meant to check: 04's Parts D and E, 05's Parts A and B, 07's Part F."""
+    """The parser finds the lists it is meant to check: 03's and 05's Parts A and B, 04's D and E, 07's F."""
     audited = [
         ("04_wire", "assemble_chat_stream"),
         ("04_wire", "assemble_responses_stream"),
         ("07_capstone", "chat_adapter"),
         ("05_failures", "check_args"),
         ("05_failures", "run_tool_call"),
+        ("03_loop", "chat_tool_loop"),
+        ("03_loop", "responses_tool_loop"),
     ]
     assert all(len(CONTRACTS[name].get(cell, [])) >= 5 for name, cell in audited)
     assert len(CONTRACTS["05_failures"].get("tighten_average", [])) >= 3
@@ -112,6 +114,8 @@ TEMPLATES = [
     ("07_capstone", "_ADAPTER_OK", "chat_adapter"),
     ("05_failures", "_CHECK_OK", "check_args"),
     ("05_failures", "_RUN_OK", "run_tool_call"),
+    ("03_loop", "_CHAT_OK", "chat_tool_loop"),
+    ("03_loop", "_RESPONSES_OK", "responses_tool_loop"),
 ]
 
 
