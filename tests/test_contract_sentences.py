@@ -68,7 +68,7 @@ QUOTING = [
 
 
 def test_the_audited_parts_state_their_contracts() -> None:
-    """The parser finds the lists it is meant to check: 03's and 05's Parts A and B, 04's D and E, 07's F."""
+    """The parser finds the lists it is meant to check: 03's and 05's Parts A and B, 04's D and E, 06's A, 07's F."""
     audited = [
         ("04_wire", "assemble_chat_stream"),
         ("04_wire", "assemble_responses_stream"),
@@ -77,6 +77,7 @@ def test_the_audited_parts_state_their_contracts() -> None:
         ("05_failures", "run_tool_call"),
         ("03_loop", "chat_tool_loop"),
         ("03_loop", "responses_tool_loop"),
+        ("06_security", "safe_arithmetic"),
     ]
     assert all(len(CONTRACTS[name].get(cell, [])) >= 5 for name, cell in audited)
     assert len(CONTRACTS["05_failures"].get("tighten_average", [])) >= 3
@@ -116,6 +117,7 @@ TEMPLATES = [
     ("05_failures", "_RUN_OK", "run_tool_call"),
     ("03_loop", "_CHAT_OK", "chat_tool_loop"),
     ("03_loop", "_RESPONSES_OK", "responses_tool_loop"),
+    ("06_security", "_SAFE_OK", "safe_arithmetic"),
 ]
 
 
