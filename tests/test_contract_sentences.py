@@ -36,7 +36,7 @@ def must_bullets(markdown: str) -> list[str]:
 
 
 def contracts(assignment: str) -> dict[str, list[str]]:
-    """Each solution cell's grade_id mapped to the contract bullets of its part, for parts that state one."""
+    """Each solution cell's grade_id mapped to the contract bullets stated before it (since the last heading)."""
     notebook = nbformat.read(GRADING / "source" / assignment / f"{assignment}.ipynb", as_version=4)
     found: dict[str, list[str]] = {}
     bullets: list[str] = []
@@ -48,6 +48,7 @@ def contracts(assignment: str) -> dict[str, list[str]]:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("solution") and bullets:
             found[meta["grade_id"]] = bullets
+            bullets = []  # a list belongs to the first solution cell after it
     return found
 
 
@@ -67,13 +68,19 @@ QUOTING = [
 
 
 def test_the_audited_parts_state_their_contracts() -> None:
-    """The parser finds the lists it is meant to check: notebook 04's Parts D and E, notebook 07's Part F."""
+    """The parser finds the lists it is meant to check: 03's and 05's Parts A and B, 04's D and E, 06's A, 07's F."""
     audited = [
         ("04_wire", "assemble_chat_stream"),
         ("04_wire", "assemble_responses_stream"),
         ("07_capstone", "chat_adapter"),
+        ("05_failures", "check_args"),
+        ("05_failures", "run_tool_call"),
+        ("03_loop", "chat_tool_loop"),
+        ("03_loop", "responses_tool_loop"),
+        ("06_security", "safe_arithmetic"),
     ]
     assert all(len(CONTRACTS[name].get(cell, [])) >= 5 for name, cell in audited)
+    assert len(CONTRACTS["05_failures"].get("tighten_average", [])) >= 3
 
 
 def test_a_list_ends_at_its_first_line_that_is_not_a_bullet() -> None:
@@ -106,6 +113,11 @@ TEMPLATES = [
     ("04_wire", "_CHAT_STREAM_OK", "assemble_chat_stream"),
     ("04_wire", "_RESPONSES_STREAM_OK", "assemble_responses_stream"),
     ("07_capstone", "_ADAPTER_OK", "chat_adapter"),
+    ("05_failures", "_CHECK_OK", "check_args"),
+    ("05_failures", "_RUN_OK", "run_tool_call"),
+    ("03_loop", "_CHAT_OK", "chat_tool_loop"),
+    ("03_loop", "_RESPONSES_OK", "responses_tool_loop"),
+    ("06_security", "_SAFE_OK", "safe_arithmetic"),
 ]
 
 

@@ -26,6 +26,26 @@ ALL_RESPONSES_TESTS = (
     "test_responses_loop_controls",
 )
 
+# The sentences of the contracts (bullets of the "Your function must" lists) the wrong answers break.
+A_OWN = "a loop that uses anything from `course_lib.loops` (its loops included"
+A_START = 'start the history as `[{"role": "user", "content": user_text}]`;'
+A_BODY = 'send each request as `post_json(base, "/chat/completions", body)`'
+A_CHOICE = "leave the key out of every other request"
+A_REPLAY = "append the answer's `choices[0].message` to the history"
+A_TEXT = 'return its `content` as the text (`""` if the content is None)'
+A_RUN = "otherwise run every call of the turn"
+A_STEP = "where `step` is the number of the request (1, 2, ...)"
+A_TOOL_MESSAGE = '"tool_call_id": <the call\'s id>'
+A_MAX_STEPS = "if the answer to request number `max_steps` still asks for tools"
+B_OWN = "a loop that uses anything from `course_lib.loops` scores nothing"
+B_BODY = 'send each request as `post_json(base, "/responses", body)`'
+B_CHOICE = "and leave the key out otherwise, as in Part A"
+B_REPLAY = "extend the history with **every** item of the answer's `output`"
+B_RUN = 'take as the calls the output items whose `type` is `"function_call"`'
+B_OUTPUT = '"call_id": <its call_id>'
+B_TEXT = 'return as the text every `output_text` part of every `"message"` item'
+B_MAX_STEPS = "then raise `MaxStepsExceeded(message, trace)`, as in Part A"
+
 _CHAT_OK = '''
 def chat_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None, tool_choice=None, sticky=False,
                    model=None, **extra):
@@ -109,6 +129,7 @@ WRONG_ANSWERS = [
         "imports the library's chat_tool_loop instead of writing one",
         "from course_lib.loops import chat_tool_loop\n",
         ALL_CHAT_TESTS,
+        breaks=A_OWN,
     ),
     WrongAnswer(
         CHAT,
@@ -117,6 +138,7 @@ WRONG_ANSWERS = [
         "def chat_tool_loop(base, user_text, toolbox, names, **options):\n"
         "    return course_lib.loops.chat_tool_loop(base, user_text, toolbox, names, **options)\n",
         ALL_CHAT_TESTS,
+        breaks=A_OWN,
     ),
     WrongAnswer(
         CHAT,
@@ -130,18 +152,21 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_chat_loop_one_call", "test_chat_loop_max_steps"),
+        breaks=A_MAX_STEPS,
     ),
     WrongAnswer(
         CHAT,
         "answers only the first tool call of a turn",
         splice(_CHAT_OK, ("for tool_call in tool_calls:", "for tool_call in tool_calls[:1]:")),
         ("test_chat_loop_parallel",),
+        breaks=A_RUN,
     ),
     WrongAnswer(
         CHAT,
         "answers the calls of a turn in reverse order",
         splice(_CHAT_OK, ("for tool_call in tool_calls:", "for tool_call in reversed(tool_calls):")),
         ("test_chat_loop_parallel",),
+        breaks=A_RUN,
     ),
     WrongAnswer(
         CHAT,
@@ -155,6 +180,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_chat_loop_replay", "test_chat_loop_one_call"),
+        breaks=A_REPLAY,
     ),
     WrongAnswer(
         CHAT,
@@ -163,6 +189,7 @@ WRONG_ANSWERS = [
             _CHAT_OK, ("if tool_choice is not None and (sticky or step == 1):", "if tool_choice is not None:")
         ),
         ("test_chat_loop_tool_choice",),
+        breaks=A_CHOICE,
     ),
     WrongAnswer(
         CHAT,
@@ -176,18 +203,21 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_chat_loop_tool_choice", "test_chat_loop_one_call"),
+        breaks=A_CHOICE,
     ),
     WrongAnswer(
         CHAT,
         "off by one: gives up one request early (max_steps - 1 requests)",
         splice(_CHAT_OK, ("while step < max_steps:", "while step < max_steps - 1:")),
         ("test_chat_loop_max_steps",),
+        breaks=A_MAX_STEPS,
     ),
     WrongAnswer(
         CHAT,
         "off by one: sends max_steps + 1 requests before giving up",
         splice(_CHAT_OK, ("while step < max_steps:", "while step <= max_steps:")),
         ("test_chat_loop_max_steps",),
+        breaks=A_MAX_STEPS,
     ),
     WrongAnswer(
         CHAT,
@@ -197,18 +227,21 @@ WRONG_ANSWERS = [
             ('function["arguments"], names, confirm)', 'function["arguments"], toolbox.names, confirm)'),
         ),
         ("test_chat_loop_one_call",),
+        breaks=A_RUN,
     ),
     WrongAnswer(
         CHAT,
         "never passes confirm on, so a confirmed destructive tool is still refused",
         splice(_CHAT_OK, ('function["arguments"], names, confirm)', 'function["arguments"], names)')),
         ("test_chat_loop_one_call",),
+        breaks=A_RUN,
     ),
     WrongAnswer(
         CHAT,
         "returns the content as it is, None when the final message has no text",
         splice(_CHAT_OK, ('return ("" if content is None else content), trace', "return content, trace")),
         ("test_chat_loop_zero_calls",),
+        breaks=A_TEXT,
     ),
     # ---- Part B: responses_tool_loop -------------------------------------------------------------------
     WrongAnswer(
@@ -216,6 +249,7 @@ WRONG_ANSWERS = [
         "imports the library's responses_tool_loop instead of writing one",
         "from course_lib.loops import responses_tool_loop\n",
         ALL_RESPONSES_TESTS,
+        breaks=B_OWN,
     ),
     WrongAnswer(
         RESPONSES,
@@ -229,12 +263,14 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_responses_loop_reasoning",),
+        breaks=B_REPLAY,
     ),
     WrongAnswer(
         RESPONSES,
         "answers with the item's id instead of its call_id",
         splice(_RESPONSES_OK, ('"call_id": function_call["call_id"]', '"call_id": function_call["id"]')),
         ("test_responses_loop_one_call", "test_responses_loop_parallel", "test_responses_loop_reasoning"),
+        breaks=B_OUTPUT,
     ),
     WrongAnswer(
         RESPONSES,
@@ -244,18 +280,21 @@ WRONG_ANSWERS = [
             ("for function_call in function_calls:", "for function_call in function_calls[:1]:"),
         ),
         ("test_responses_loop_parallel",),
+        breaks=B_RUN,
     ),
     WrongAnswer(
         RESPONSES,
         "returns only the first output_text part of each message item",
         splice(_RESPONSES_OK, (_ADD_PART, _ADD_PART + "                            break\n")),
         ("test_responses_loop_zero_calls",),
+        breaks=B_TEXT,
     ),
     WrongAnswer(
         RESPONSES,
         "returns the text of the first message item only, dropping the later ones",
         splice(_RESPONSES_OK, (_ADD_PART, _ADD_PART + "                    return text, trace\n")),
         ("test_responses_loop_zero_calls",),
+        breaks=B_TEXT,
     ),
     WrongAnswer(
         RESPONSES,
@@ -273,6 +312,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_responses_loop_zero_calls",),
+        breaks=B_TEXT,
     ),
     WrongAnswer(
         RESPONSES,
@@ -282,12 +322,14 @@ WRONG_ANSWERS = [
             ("if tool_choice is not None and (sticky or step == 1):", "if tool_choice is not None:"),
         ),
         ("test_responses_loop_controls",),
+        breaks=B_CHOICE,
     ),
     WrongAnswer(
         RESPONSES,
         "off by one: sends max_steps + 1 requests before giving up",
         splice(_RESPONSES_OK, ("while step < max_steps:", "while step <= max_steps:")),
         ("test_responses_loop_controls",),
+        breaks=B_MAX_STEPS,
     ),
     # ---- Part C: count the requests --------------------------------------------------------------------
     WrongAnswer(
@@ -338,12 +380,14 @@ WRONG_ANSWERS = [
         "def chat_tool_loop(base, user_text, toolbox, names, **options):\n"
         '    raise MaxStepsExceeded("refused")\n',
         ALL_CHAT_TESTS,
+        breaks=A_BODY,
     ),
     WrongAnswer(
         CHAT,
         "returns at once: no request, no tool, the user's words as the answer",
         "def chat_tool_loop(base, user_text, toolbox, names, **options):\n    return user_text\n",
         ALL_CHAT_TESTS,
+        breaks=A_BODY,
     ),
     WrongAnswer(
         RESPONSES,
@@ -351,11 +395,59 @@ WRONG_ANSWERS = [
         "def responses_tool_loop(base, user_text, toolbox, names, **options):\n"
         '    raise MaxStepsExceeded("refused")\n',
         ALL_RESPONSES_TESTS,
+        breaks=B_BODY,
     ),
     WrongAnswer(
         RESPONSES,
         "returns at once: no request, no tool, the user's words as the answer",
         "def responses_tool_loop(base, user_text, toolbox, names, **options):\n    return user_text\n",
         ALL_RESPONSES_TESTS,
+        breaks=B_BODY,
+    ),
+    WrongAnswer(
+        CHAT,
+        "sends the user's words as a list of content parts instead of the string the contract names",
+        splice(
+            _CHAT_OK,
+            (
+                '    history = [{"role": "user", "content": user_text}]',
+                '    history = [{"role": "user", "content": [{"type": "text", "text": user_text}]}]',
+            ),
+        ),
+        ("test_chat_loop_one_call",),
+        breaks=A_START,
+    ),
+    WrongAnswer(
+        CHAT,
+        "always asks for MODEL, ignoring the model it was given",
+        splice(
+            _CHAT_OK, ('request["model"] = MODEL if model is None else model', 'request["model"] = MODEL')
+        ),
+        ("test_chat_loop_tool_choice",),
+        breaks=A_BODY,
+    ),
+    WrongAnswer(
+        CHAT,
+        "numbers the trace's steps from 0 instead of by request number",
+        splice(_CHAT_OK, ("trace.append((step, ", "trace.append((step - 1, ")),
+        ("test_chat_loop_parallel",),
+        breaks=A_STEP,
+    ),
+    WrongAnswer(
+        CHAT,
+        "answers each call with the tool's name as its tool_call_id",
+        splice(_CHAT_OK, ('"tool_call_id": tool_call["id"]', '"tool_call_id": function["name"]')),
+        ("test_chat_loop_parallel",),
+        breaks=A_TOOL_MESSAGE,
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "always asks for MODEL, ignoring the model it was given",
+        splice(
+            _RESPONSES_OK,
+            ('request["model"] = MODEL if model is None else model', 'request["model"] = MODEL'),
+        ),
+        ("test_responses_loop_controls",),
+        breaks=B_BODY,
     ),
 ]

@@ -24,6 +24,39 @@ ALL_RUN_TESTS = (
     "test_run_tool_call_unexpected",
 )
 
+# The sentences of the contracts (bullets of the "Your function must" lists) the wrong answers break.
+B_CHECK_OWN = "importing, wrapping or calling the reference (`course_lib.tools`, or `library_check_args`)"
+B_RETURN = "return a list of problem strings, `[]` when the value fits"
+B_PATH = "`{path}[{index}]` for an item of a list"
+B_TYPES = "accept a value that matches any one of them"
+B_BOOL_INTEGER = "never count a `bool` as an `integer` or a `number`"
+B_TYPE_ONLY = "and check nothing else about that value"
+B_ENUM_MESSAGE = "shortened to its first 97 followed by `...`"
+B_ENUM_JSON = "compare with the `enum` options as JSON does"
+B_REQUIRED = 'first report `"{path}.{key}: missing required argument"`'
+B_KEYS = 'unexpected argument"` if `additionalProperties` is `False`'
+B_MIN_ITEMS = "if it has fewer than `minItems` items"
+B_ONLY_WHERE = "and `minItems` and `items` only to a `list`"
+B_TIGHTEN_WHAT = "in the schema of the `numbers` array"
+B_TIGHTEN_IN_PLACE = "make that change in place"
+B_TIGHTEN_NOTHING_ELSE = "change nothing else"
+B_TIGHTEN_NONE = "return nothing (`None`)"
+B_RUN_OWN = "apart from the checker, importing, wrapping or calling anything from `course_lib.tools`"
+B_NEVER_RAISE = "return `json.dumps` of one dict, built by the first"
+B_OFFERED = "if `name` is not a `str`, not in `offered`, or not registered in `toolbox`"
+B_AVAILABLE = "list in `available_tools` the sorted names"
+B_NOT_STR = "if `raw_arguments` is not a `str`"
+B_PARSE = "a `RecursionError` gives"
+B_OBJECT = "if what it parsed is not a `dict`"
+B_SCHEMA = "for every tool, destructive or not"
+B_CONFIRM = "unless `confirm` is given and returns exactly `True`"
+B_CONFIRM_AFTER = "ask it only about arguments that passed step 3"
+B_CONFIRM_COPY = "with a deep copy of the arguments"
+B_CONFIRM_RAISES = "treat a `confirm` that raises as a no"
+B_RUN = 'or `{"error": str(error)}` when the tool raises a `ToolError`'
+B_ALLOW_NAN = "encode with `json.dumps(..., allow_nan=False)`"
+B_UNEXPECTED = "the type name, never the message"
+
 _CHECK_OK = '''
 def check_args(value, schema, path="$"):
     """A correct answer, written differently from the notebook's."""
@@ -146,6 +179,7 @@ WRONG_ANSWERS = [
             ('            if len(shown) > 100:\n                shown = shown[:97] + "..."\n', ""),
         ),
         ("test_check_args_enum",),
+        breaks=B_ENUM_MESSAGE,
     ),
     WrongAnswer(
         CHECK,
@@ -156,6 +190,7 @@ WRONG_ANSWERS = [
             ("return type(v) in (int, float)", "return isinstance(v, (int, float))"),
         ),
         ("test_check_args_types",),
+        breaks=B_BOOL_INTEGER,
     ),
     WrongAnswer(
         CHECK,
@@ -165,6 +200,7 @@ WRONG_ANSWERS = [
             ("return type(v) is int or (type(v) is float and v.is_integer())", "return type(v) is int"),
         ),
         ("test_check_args_types",),
+        breaks=B_BOOL_INTEGER,
     ),
     WrongAnswer(
         CHECK,
@@ -178,6 +214,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_check_args_types",),
+        breaks=B_TYPE_ONLY,
     ),
     WrongAnswer(
         CHECK,
@@ -190,6 +227,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_check_args_enum",),
+        breaks=B_ENUM_JSON,
     ),
     WrongAnswer(
         CHECK,
@@ -202,6 +240,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_check_args_enum",),
+        breaks=B_ENUM_JSON,
     ),
     WrongAnswer(
         CHECK,
@@ -214,6 +253,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_check_args_objects",),
+        breaks=B_KEYS,
     ),
     WrongAnswer(
         CHECK,
@@ -232,6 +272,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_check_args_objects",),
+        breaks=B_REQUIRED,
     ),
     WrongAnswer(
         CHECK,
@@ -245,24 +286,28 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_check_args_arrays",),
+        breaks=B_MIN_ITEMS,
     ),
     WrongAnswer(
         CHECK,
         "writes an item's path as $.numbers.1 instead of $.numbers[1]",
         splice(_CHECK_OK, ('f"{path}[{i}]"', 'f"{path}.{i}"')),
         ("test_check_args_arrays",),
+        breaks=B_PATH,
     ),
     WrongAnswer(
         CHECK,
         "imports the library's check_args instead of writing one",
         "from course_lib.tools import check_args\n",
         ALL_CHECK_TESTS,
+        breaks=B_CHECK_OWN,
     ),
     WrongAnswer(
         CHECK,
         "calls library_check_args, the reference checker Part B may use but Part A may not",
         'def check_args(value, schema, path="$"):\n    return library_check_args(value, schema, path)\n',
         ALL_CHECK_TESTS,
+        breaks=B_CHECK_OWN,
     ),
     WrongAnswer(
         CHECK,
@@ -270,6 +315,7 @@ WRONG_ANSWERS = [
         "def _inner(value, schema, path):\n    return tools_lib.check_args(value, schema, path)\n\n\n"
         'def check_args(value, schema, path="$"):\n    return _inner(value, schema, path)\n',
         ALL_CHECK_TESTS,
+        breaks=B_CHECK_OWN,
     ),
     # ---- Part A: tighten_average ---------------------------------------------------------------------------
     WrongAnswer(
@@ -277,6 +323,7 @@ WRONG_ANSWERS = [
         "puts minItems on the arguments object instead of on the numbers array",
         'def tighten_average(toolbox):\n    toolbox["average"].parameters["minItems"] = 1\n',
         ("test_tighten_average",),
+        breaks=B_TIGHTEN_WHAT,
     ),
     WrongAnswer(
         TIGHTEN,
@@ -285,6 +332,7 @@ WRONG_ANSWERS = [
         '    spec = tools_lib.tool_specs(toolbox, ["average"], "chat")[0]\n'
         '    spec["function"]["parameters"]["properties"]["numbers"]["minItems"] = 1\n',
         ("test_tighten_average",),
+        breaks=B_TIGHTEN_IN_PLACE,
     ),
     WrongAnswer(
         TIGHTEN,
@@ -292,6 +340,7 @@ WRONG_ANSWERS = [
         "def tighten_average(toolbox):\n"
         '    toolbox["average"].parameters["properties"]["numbers"] = {"type": "array", "minItems": 1}\n',
         ("test_tighten_average",),
+        breaks=B_TIGHTEN_NOTHING_ELSE,
     ),
     # ---- Part B: run_tool_call -----------------------------------------------------------------------------
     WrongAnswer(
@@ -299,12 +348,14 @@ WRONG_ANSWERS = [
         "json.dumps without allow_nan=False: a NaN or Infinity result goes to the model as NaN, which is not JSON",
         splice(_RUN_OK, ("return json.dumps(fields, allow_nan=False)", "return json.dumps(fields)")),
         ("test_run_tool_call_unexpected",),
+        breaks=B_ALLOW_NAN,
     ),
     WrongAnswer(
         RUN,
         "checks only that the tool is registered, so a tool the request did not offer runs",
         splice(_RUN_OK, ("or name not in names or name not in toolbox", "or name not in toolbox")),
         ("test_run_tool_call_offered",),
+        breaks=B_OFFERED,
     ),
     WrongAnswer(
         RUN,
@@ -314,6 +365,7 @@ WRONG_ANSWERS = [
             ("available_tools=sorted(n for n in names if n in toolbox)", "available_tools=toolbox.names"),
         ),
         ("test_run_tool_call_offered",),
+        breaks=B_AVAILABLE,
     ),
     WrongAnswer(
         RUN,
@@ -327,6 +379,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_run_tool_call_offered",),
+        breaks=B_OFFERED,
     ),
     WrongAnswer(
         RUN,
@@ -340,6 +393,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_run_tool_call_arguments",),
+        breaks=B_PARSE,
     ),
     WrongAnswer(
         RUN,
@@ -354,6 +408,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_run_tool_call_arguments",),
+        breaks=B_NOT_STR,
     ),
     WrongAnswer(
         RUN,
@@ -367,12 +422,14 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_run_tool_call_arguments",),
+        breaks=B_OBJECT,
     ),
     WrongAnswer(
         RUN,
         "asks the human before validating the arguments",
         splice(_RUN_OK, (_SCHEMA_BLOCK + _CONFIRM_BLOCK, _CONFIRM_BLOCK + _SCHEMA_BLOCK)),
         ("test_run_tool_call_destructive",),
+        breaks=B_CONFIRM_AFTER,
     ),
     WrongAnswer(
         RUN,
@@ -385,18 +442,21 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_run_tool_call_destructive",),
+        breaks=B_SCHEMA,
     ),
     WrongAnswer(
         RUN,
         "takes any truthy answer from confirm as a yes",
         splice(_RUN_OK, ("copy.deepcopy(arguments)) is True", "copy.deepcopy(arguments))")),
         ("test_run_tool_call_destructive",),
+        breaks=B_CONFIRM,
     ),
     WrongAnswer(
         RUN,
         "hands confirm the live arguments, so the dialog can change what runs",
         splice(_RUN_OK, ("confirm(name, copy.deepcopy(arguments))", "confirm(name, arguments)")),
         ("test_run_tool_call_destructive",),
+        breaks=B_CONFIRM_COPY,
     ),
     WrongAnswer(
         RUN,
@@ -409,6 +469,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_run_tool_call_unexpected",),
+        breaks=B_UNEXPECTED,
     ),
     WrongAnswer(
         RUN,
@@ -426,6 +487,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_run_tool_call_unexpected",),
+        breaks=B_UNEXPECTED,
     ),
     WrongAnswer(
         RUN,
@@ -440,12 +502,14 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_run_tool_call_unexpected",),
+        breaks=B_UNEXPECTED,
     ),
     WrongAnswer(
         RUN,
         "imports the library's run_tool_call instead of writing one",
         "from course_lib.tools import run_tool_call\n",
         ALL_RUN_TESTS,
+        breaks=B_RUN_OWN,
     ),
     WrongAnswer(
         RUN,
@@ -453,6 +517,7 @@ WRONG_ANSWERS = [
         "def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):\n"
         "    return tools_lib.run_tool_call(toolbox, name, raw_arguments, offered, confirm)\n",
         ALL_RUN_TESTS,
+        breaks=B_RUN_OWN,
     ),
     WrongAnswer(
         RUN,
@@ -461,18 +526,21 @@ WRONG_ANSWERS = [
         "def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):\n"
         "    return _dispatch(toolbox, name, raw_arguments, offered, confirm=confirm)\n",
         ALL_RUN_TESTS,
+        breaks=B_RUN_OWN,
     ),
     WrongAnswer(
         CHECK,
         "refuses every value: a problem for each, valid or not",
         'def check_args(value, schema, path="$"):\n    return [f"{path}: refused"]\n',
         ALL_CHECK_TESTS,
+        breaks=B_RETURN,
     ),
     WrongAnswer(
         CHECK,
         "returns the value it was given instead of a list of problems",
         'def check_args(value, schema, path="$"):\n    return value\n',
         ALL_CHECK_TESTS,
+        breaks=B_RETURN,
     ),
     WrongAnswer(
         RUN,
@@ -480,11 +548,57 @@ WRONG_ANSWERS = [
         "def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):\n"
         '    return json.dumps({"error": "refused"})\n',
         ALL_RUN_TESTS,
+        breaks=B_RUN,
     ),
     WrongAnswer(
         RUN,
         "returns the raw arguments unchanged: nothing parsed, checked or run",
         "def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):\n    return raw_arguments\n",
         ALL_RUN_TESTS,
+        breaks=B_NEVER_RAISE,
+    ),
+    WrongAnswer(
+        CHECK,
+        'tries only the first name of a list of types: None fails ["string", "null"]',
+        splice(_CHECK_OK, ("options = expected if", "options = expected[:1] if")),
+        ("test_check_args_types",),
+        breaks=B_TYPES,
+    ),
+    WrongAnswer(
+        CHECK,
+        "applies minItems to anything with a length: a short string or dict is refused too",
+        splice(
+            _CHECK_OK,
+            (
+                "    if type(value) is list:\n",
+                '    if type(value) in (str, dict) and len(value) < schema.get("minItems", 0):\n'
+                "        out.append(f\"{path}: needs at least {schema['minItems']} item(s)\")\n"
+                "    if type(value) is list:\n",
+            ),
+        ),
+        ("test_check_args_arrays",),
+        breaks=B_ONLY_WHERE,
+    ),
+    WrongAnswer(
+        TIGHTEN,
+        "tightens the schema and returns the toolbox instead of nothing",
+        "def tighten_average(toolbox):\n"
+        '    toolbox["average"].parameters["properties"]["numbers"]["minItems"] = 1\n'
+        "    return toolbox\n",
+        ("test_tighten_average",),
+        breaks=B_TIGHTEN_NONE,
+    ),
+    WrongAnswer(
+        RUN,
+        "a confirm that raises is a no, but nothing is written to server_log",
+        splice(
+            _RUN_OK,
+            (
+                'toolbox.server_log.append(f"{name}: confirm failed: {type(error).__name__}: {error}")',
+                "pass",
+            ),
+        ),
+        ("test_run_tool_call_destructive",),
+        breaks=B_CONFIRM_RAISES,
     ),
 ]

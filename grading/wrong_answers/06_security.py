@@ -21,6 +21,21 @@ ALL_SAFE_TESTS = (
     "test_safe_arithmetic_as_a_tool",
 )
 
+# The sentences of Part A's contract (bullets of its "Your function must" list) the wrong answers break.
+S_OWN = "importing or wrapping `course_lib`'s version scores nothing"
+S_NEVER_EVAL = "never `eval`, `exec` or `compile` anything"
+S_RETURN = "return the value of an expression of `int` and `float` literals"
+S_STR = "if `expression` is not exactly a `str`"
+S_LONG = "raise a `ToolError` containing `expression too long`"
+S_STRIP = "stripping leading and trailing whitespace first"
+S_PARSE = "turn a `SyntaxError` or `ValueError` from parsing into"
+S_CONSTANT = "allowing an `ast.Constant` only if its value is exactly an `int` or a `float`"
+S_BINOP = "allow an `ast.BinOp` only with `Add`, `Sub`, `Mult` or `Div`"
+S_UNARY = "allow an `ast.UnaryOp` only with `UAdd` or `USub`"
+S_NODE = "refuse any other node as"
+S_ZERO = 'raise `ToolError("division by zero")`'
+S_LARGE = 'raise `ToolError("result too large")`'
+
 _SAFE_OK = '''
 import ast
 import math
@@ -95,12 +110,14 @@ WRONG_ANSWERS = [
             _SAFE_OK, ('ast.parse(expression.strip(), mode="eval")', 'ast.parse(expression, mode="eval")')
         ),
         ("test_safe_arithmetic_allowed",),
+        breaks=S_STRIP,
     ),
     WrongAnswer(
         SAFE,
         "imports the library's safe_arithmetic instead of writing one",
         "from course_lib.arithmetic import safe_arithmetic\n",
         ALL_SAFE_TESTS,
+        breaks=S_OWN,
     ),
     WrongAnswer(
         SAFE,
@@ -108,6 +125,7 @@ WRONG_ANSWERS = [
         "import course_lib.arithmetic as lib\n\n\n"
         "def safe_arithmetic(expression):\n    return lib.safe_arithmetic(expression)\n",
         ALL_SAFE_TESTS,
+        breaks=S_OWN,
     ),
     WrongAnswer(
         SAFE,
@@ -127,6 +145,7 @@ WRONG_ANSWERS = [
             "test_safe_arithmetic_allowed",
             "test_safe_arithmetic_messages",
         ),
+        breaks=S_NEVER_EVAL,
     ),
     WrongAnswer(
         SAFE,
@@ -143,6 +162,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_safe_arithmetic_never_eval",),
+        breaks=S_NEVER_EVAL,
     ),
     WrongAnswer(
         SAFE,
@@ -168,12 +188,14 @@ WRONG_ANSWERS = [
             "test_safe_arithmetic_messages",
             "test_safe_arithmetic_as_a_tool",
         ),
+        breaks=S_NEVER_EVAL,
     ),
     WrongAnswer(
         SAFE,
         "allows ** (Pow) as a fifth operator",
         splice(_SAFE_OK, ('"Div": operator.truediv,', '"Div": operator.truediv, "Pow": operator.pow,')),
         ("test_safe_arithmetic_operators", "test_safe_arithmetic_messages", "test_safe_arithmetic_as_a_tool"),
+        breaks=S_BINOP,
     ),
     WrongAnswer(
         SAFE,
@@ -186,6 +208,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_safe_arithmetic_operators", "test_safe_arithmetic_messages"),
+        breaks=S_BINOP,
     ),
     WrongAnswer(
         SAFE,
@@ -202,6 +225,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_safe_arithmetic_no_code", "test_safe_arithmetic_messages"),
+        breaks=S_NODE,
     ),
     WrongAnswer(
         SAFE,
@@ -218,6 +242,7 @@ WRONG_ANSWERS = [
             "test_safe_arithmetic_messages",
             "test_safe_arithmetic_as_a_tool",
         ),
+        breaks=S_CONSTANT,
     ),
     WrongAnswer(
         SAFE,
@@ -230,6 +255,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_safe_arithmetic_limits", "test_safe_arithmetic_messages", "test_safe_arithmetic_as_a_tool"),
+        breaks=S_LONG,
     ),
     WrongAnswer(
         SAFE,
@@ -239,12 +265,14 @@ WRONG_ANSWERS = [
             ("if len(expression) > MAX_EXPRESSION_CHARS:", "if len(expression) >= MAX_EXPRESSION_CHARS:"),
         ),
         ("test_safe_arithmetic_limits", "test_safe_arithmetic_allowed"),
+        breaks=S_LONG,
     ),
     WrongAnswer(
         SAFE,
         "no magnitude check: 1e999 and 1e200 * 1e200 come back as inf",
         splice(_SAFE_OK, ("if not math.isfinite(number) or abs(number) > MAX_MAGNITUDE:", "if False:")),
         ("test_safe_arithmetic_limits", "test_safe_arithmetic_messages"),
+        breaks=S_LARGE,
     ),
     WrongAnswer(
         SAFE,
@@ -258,6 +286,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_safe_arithmetic_division", "test_safe_arithmetic_messages"),
+        breaks=S_ZERO,
     ),
     WrongAnswer(
         SAFE,
@@ -271,6 +300,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_safe_arithmetic_limits",),
+        breaks=S_STR,
     ),
     WrongAnswer(
         POLICY,
@@ -319,12 +349,14 @@ WRONG_ANSWERS = [
         "refuses every expression: each test of Part A also has one it must compute",
         'def safe_arithmetic(expression):\n    raise ToolError("refused")\n',
         ALL_SAFE_TESTS,
+        breaks=S_RETURN,
     ),
     WrongAnswer(
         SAFE,
         "returns the expression unchanged, as text",
         "def safe_arithmetic(expression):\n    return expression\n",
         ALL_SAFE_TESTS,
+        breaks=S_RETURN,
     ),
     WrongAnswer(
         POLICY,
@@ -332,5 +364,33 @@ WRONG_ANSWERS = [
         'POLICY = {name: "never" for name in ["search_orders", "get_my_profile", "refund_order", '
         '"send_email", "drop_table"]}\n',
         ("test_policy_reads", "test_policy_side_effects", "test_policy_drop_table"),
+    ),
+    WrongAnswer(
+        SAFE,
+        "reports a syntax error in Python's words instead of 'not an arithmetic expression'",
+        splice(
+            _SAFE_OK,
+            (
+                '        raise ToolError("not an arithmetic expression") from None',
+                '        raise ToolError("invalid syntax") from None',
+            ),
+        ),
+        ("test_safe_arithmetic_messages",),
+        breaks=S_PARSE,
+    ),
+    WrongAnswer(
+        SAFE,
+        "allows every unary operator the operator module has: ~ (Invert) and not pass",
+        splice(
+            _SAFE_OK,
+            (
+                '"UAdd": operator.pos, "USub": operator.neg}',
+                '"UAdd": operator.pos, "USub": operator.neg,\n'
+                '             "Invert": operator.invert, "Not": operator.not_}',
+            ),
+            ('op not in ("UAdd", "USub")', 'op not in ("UAdd", "USub", "Invert", "Not")'),
+        ),
+        ("test_safe_arithmetic_operators",),
+        breaks=S_UNARY,
     ),
 ]
