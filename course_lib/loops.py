@@ -146,10 +146,7 @@ def responses_tool_loop(
         calls = [item for item in reply["output"] if item.get("type") == "function_call"]
         if not calls:
             return output_text(reply["output"]), trace
-        for call in calls:
-            result = run_tool_call(toolbox, call["name"], call["arguments"], names, confirm)
-            trace.append(TraceEntry(step, call["name"], call["arguments"], result))
-            items.append({"type": "function_call_output", "call_id": call["call_id"], "output": result})
+        items += _run_calls(calls, step, trace, toolbox, names, confirm)
     raise MaxStepsExceeded(f"no final answer after {max_steps} model calls", trace)
 
 
@@ -177,12 +174,26 @@ def chained_responses_loop(
     for step in range(1, max_steps + 1):
         chain = {} if previous is None else {"previous_response_id": previous}
         reply = post_json(base, "/responses", {**payload, **chain, "input": new_items})
-        previous, new_items = reply["id"], []
+        previous = reply["id"]
         calls = [item for item in reply["output"] if item.get("type") == "function_call"]
         if not calls:
             return output_text(reply["output"]), trace
-        for call in calls:
-            result = run_tool_call(toolbox, call["name"], call["arguments"], names, confirm)
-            trace.append(TraceEntry(step, call["name"], call["arguments"], result))
-            new_items.append({"type": "function_call_output", "call_id": call["call_id"], "output": result})
+        new_items = _run_calls(calls, step, trace, toolbox, names, confirm)
     raise MaxStepsExceeded(f"no final answer after {max_steps} model calls", trace)
+
+
+def _run_calls(
+    calls: list[dict[str, Any]],
+    step: int,
+    trace: list[TraceEntry],
+    toolbox: Toolbox,
+    names: Sequence[str],
+    confirm: Confirm | None,
+) -> list[dict[str, Any]]:
+    """Run a Responses answer's function calls in order, trace each, and return their function_call_output items."""
+    outputs = []
+    for call in calls:
+        result = run_tool_call(toolbox, call["name"], call["arguments"], names, confirm)
+        trace.append(TraceEntry(step, call["name"], call["arguments"], result))
+        outputs.append({"type": "function_call_output", "call_id": call["call_id"], "output": result})
+    return outputs
