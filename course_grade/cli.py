@@ -156,6 +156,7 @@ def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int
         )
     else:
         pipeline.start()  # the workers start (and import nbgrader) while the assignments are released
+        pipeline.pool()  # and this machine's, for the feedback
         pipeline.release(names)
         outcomes = pipeline.autograde(args.submissions, names)
         pipeline.feedback(names, [(outcome.student, outcome.assignment) for outcome in outcomes])

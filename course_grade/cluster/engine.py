@@ -44,8 +44,13 @@ NO_WORKERS_SECONDS = 300
 """How long the run waits for the scheduler to have a worker before it stops."""
 POLL_SECONDS = 1.0
 """How often the waiting loop looks at the cluster."""
-LOCAL_ALLOWED_FAILURES = 1
-"""Deaths of its worker a task survives on the local cluster: one retry, then `KilledWorker`."""
+LOCAL_SCHEDULER = {
+    "distributed.scheduler.allowed-failures": 1,
+    "distributed.scheduler.worker-saturation": 1.0,
+}
+"""The local cluster's scheduler: a task survives one death of its worker (one retry, then `KilledWorker`),
+and a worker holds only the task it runs, so a submission that kills it takes no other task's try with it.
+A `dask scheduler` for course-grade is best started with the same settings (see the README)."""
 KILLED = (
     "it killed its grading worker: the Dask worker running it died each time it was tried ({tries} times); "
     "nothing of it could be graded."
@@ -77,7 +82,7 @@ class Cluster:
         logging.getLogger("distributed").setLevel(logging.CRITICAL)  # our own messages say what went wrong
         try:
             if self.address == LOCAL:
-                with dask.config.set({"distributed.scheduler.allowed-failures": LOCAL_ALLOWED_FAILURES}):
+                with dask.config.set(LOCAL_SCHEDULER):
                     self._cluster = LocalCluster(
                         n_workers=self.jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
                         scheduler_port=0, dashboard_address=None, memory_limit=0, silence_logs=logging.CRITICAL,

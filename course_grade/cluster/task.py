@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 
 from course_grade.cluster.bundle import Bundle, lay_out
+from course_grade.course import use_this_environment
 from course_grade.files import remove_tree
 from course_grade.pool import Pool
 from course_grade.workers import AutogradeJob, AutogradeResult, Settings
@@ -30,7 +31,9 @@ _lock = threading.Lock()
 
 
 def grade(job: AutogradeJob, settings: Settings, bundle: Bundle, deadline: float) -> AutogradeResult:
-    """Autograde one submission from its bundle in a watched child process; the result, never an exception."""
+    """Autograde one submission from its bundle in a watched child process and return the result (which
+    says why when it could not be graded); raises only when no watchdog child can start."""
+    use_this_environment()  # nbgrader and the kernels run from this interpreter's environment
     folder = Path(tempfile.mkdtemp(prefix="course-grade-task-"))
     try:
         course = lay_out(bundle, settings.course, folder / "course", job.student, job.assignment)
