@@ -198,7 +198,7 @@ class Pipeline:
                 job = AutogradeJob(student, assignment, files)
                 marks[student, assignment] = submission_mark(files, versions[assignment])
                 if not self.regrade and self._graded_before(gradebook, job, marks[student, assignment]):
-                    already.append(job)
+                    already.append(self._outcome_of(gradebook, job))
                 else:
                     jobs.append(job)
         if jobs:
@@ -223,7 +223,7 @@ class Pipeline:
             self.out(
                 f"skipping {len(already)} submissions graded before, unchanged (--regrade grades them again)"
             )
-        outcomes = [self._outcome_of(job) for job in already]
+        outcomes = list(already)
         start = time.perf_counter()
         dashboard = self._cluster.dashboard if self._cluster is not None else None
         with (
@@ -278,11 +278,10 @@ class Pipeline:
             return False
         return True
 
-    def _outcome_of(self, job: AutogradeJob) -> Outcome:
+    def _outcome_of(self, gradebook: Gradebook, job: AutogradeJob) -> Outcome:
         """The outcome of a submission graded before, from the gradebook and its saved notes."""
-        with Gradebook(self.course.db_url, self.course.course_id) as gradebook:
-            submission = gradebook.find_submission(job.assignment, job.student)
-            score, most = float(submission.score), float(submission.max_score)
+        submission = gradebook.find_submission(job.assignment, job.student)
+        score, most = float(submission.score), float(submission.max_score)
         notes = tuple(load_notes(self.notes_file(job.student, job.assignment)))
         graded = len(list(self.course.folder("autograded", job.student, job.assignment).glob("*.ipynb")))
         return Outcome(job.student, job.assignment, score, most, notes, graded)
@@ -311,7 +310,8 @@ class Pipeline:
                 (folder / f"{name}.ipynb").write_bytes(data)
                 (folder / f"{name}.ipynb").chmod(0o444)  # as nbgrader leaves autograded notebooks
         save_notes(self.notes_file(student, assignment), result.notes)
-        write_mark(self.mark_file(student, assignment), mark)
+        if not any(note.kind == "grading-failed" for note in result.notes):  # a failure is tried again
+            write_mark(self.mark_file(student, assignment), mark)
         submission = gradebook.find_submission(assignment, student)
         return Outcome(
             student, assignment, float(submission.score), float(submission.max_score), result.notes,

@@ -3,7 +3,8 @@
 After `course-grade` has recorded a submission (grades, autograded notebooks, notes), it writes a mark
 beside its notes: a hash of the submission's files, of the assignment's source files, of the course's
 configuration and of the grading options that can change a score, and of the gradebook's URL. A run that
-finds the same mark, and the submission in the gradebook, skips it (unless `--regrade`). The mark is
+finds the same mark, and the submission in the gradebook, skips it (unless `--regrade`). A submission that
+could not be graded (a deadline passed, its worker killed) gets no mark: the next run tries it again. The mark is
 removed before a submission is recorded and written after, and recording cannot be cut by Ctrl-C
 (`uninterrupted`), so a run stopped anywhere (Ctrl-C, the Dask scheduler lost, the machine gone) leaves a
 consistent gradebook and regrades, next time, exactly what it had not finished.

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +70,11 @@ class Scheduler:
             pids: dict[str, int] = client.run(os.getpid)
             return pids
 
+    def kill_scheduler(self) -> bool:
+        """SIGKILL the scheduler (its workers stay, trying to reach it)."""
+        self.processes[0].kill()
+        return True
+
     def busy_workers(self) -> list[str]:
         """The workers running a task now."""
         with Client(self.address, timeout=30) as client:
@@ -94,8 +99,9 @@ def _kill_tree(process: subprocess.Popen[bytes]) -> None:
     process.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def scheduler() -> Iterator[Scheduler]:
+@contextlib.contextmanager
+def _cluster(workers: int) -> Iterator[Scheduler]:
+    """A `dask scheduler` and `workers` single-threaded `dask worker` processes on 127.0.0.1, torn down after."""
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     environment = {
@@ -104,30 +110,24 @@ def scheduler() -> Iterator[Scheduler]:
         "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
     }
     quiet = {"env": environment, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    processes = [
-        subprocess.Popen(
-            [BIN / "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet
-        )
-    ]
+    scheduler = [BIN / "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]
+    worker = [BIN / "dask", "worker", address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"]
+    processes = [subprocess.Popen(scheduler, **quiet)]
     try:
-        for _ in range(2):
-            worker = [
-                BIN / "dask",
-                "worker",
-                address,
-                "--nthreads",
-                "1",
-                "--no-dashboard",
-                "--host",
-                "127.0.0.1",
-            ]
+        for _ in range(workers):
             processes.append(subprocess.Popen([*worker, "--memory-limit", "0"], **quiet))
         with Client(address, timeout=WAIT) as client:
-            client.wait_for_workers(2, timeout=WAIT)
+            client.wait_for_workers(workers, timeout=WAIT)
         yield Scheduler(address, processes)
     finally:
         for process in reversed(processes):
             _kill_tree(process)
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[Scheduler]:
+    with _cluster(2) as running:
+        yield running
 
 
 def _class(root: Path, students: list[str]) -> tuple[Path, Path]:
@@ -157,11 +157,14 @@ def _grade(course: Path, pack: Path, *options: str) -> Run:
     )
 
 
-def _grade_killing_a_worker(course: Path, pack: Path, scheduler: Scheduler) -> tuple[Run, bool]:
-    """Grade on the cluster, and SIGKILL a busy worker once the first submission is recorded."""
+def _grade_and_meanwhile(
+    course: Path, pack: Path, address: str, action: Callable[[], bool]
+) -> tuple[Run, bool]:
+    """Grade on the cluster at `address`, and call `action` once the first submission is recorded (again
+    after each later line until it returns True); return the run and whether it did."""
     command = [
         COMMAND, "autograde", str(pack), ASSIGNMENT, "--jobs", "2", "--timeout", "15", "--sandbox", "on",
-        "--cluster", scheduler.address, "--course", str(course),
+        "--cluster", address, "--course", str(course),
     ]  # fmt: skip
     process = subprocess.Popen(
         command, cwd=course.parent, env=nbgrader_environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -171,28 +174,33 @@ def _grade_killing_a_worker(course: Path, pack: Path, scheduler: Scheduler) -> t
     assert process.stdout is not None and process.stderr is not None
     reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True)  # type: ignore[union-attr]
     reader.start()
-    seen, killed = [], False
+    seen, done = [], False
     deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline and not killed:
+    while time.monotonic() < deadline and not done and process.poll() is None:
         try:
             seen.append(lines.get(timeout=1))
         except queue.Empty:
             continue
-        if seen[-1].startswith("[1/"):
-            busy = scheduler.busy_workers()
-            pids = scheduler.worker_pids()
-            if busy:
-                os.kill(pids[busy[0]], signal.SIGKILL)
-                killed = True
+        if any(line.startswith("[1/") for line in seen):
+            done = action()
     try:
-        errors = process.stderr.read() if process.wait(timeout=WAIT * 2) is not None else ""
+        process.wait(timeout=WAIT * 2)
+        errors = process.stderr.read()
     finally:
         if process.poll() is None:
             process.kill()
     reader.join(timeout=10)
     while not lines.empty():
         seen.append(lines.get())
-    return Run(course, process.returncode, "".join(seen), errors), killed
+    return Run(course, process.returncode, "".join(seen), errors), done
+
+
+def _kill_a_busy_worker(scheduler: Scheduler) -> bool:
+    """SIGKILL a worker running a task, if one is; whether one was."""
+    busy = scheduler.busy_workers()
+    if busy:
+        os.kill(scheduler.worker_pids()[busy[0]], signal.SIGKILL)
+    return bool(busy)
 
 
 @dataclass(frozen=True)
@@ -215,7 +223,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory, scheduler: Scheduler) -> Gr
     local, pool = (
         _grade(copies[name], pack, "--sandbox", "on", "--cluster", name) for name in ("local", "pool")
     )
-    cluster, killed = _grade_killing_a_worker(copies["cluster"], pack, scheduler)
+    cluster, killed = _grade_and_meanwhile(
+        copies["cluster"], pack, scheduler.address, lambda: _kill_a_busy_worker(scheduler)
+    )
     again = _grade(copies["cluster"], pack, "--sandbox", "on", "--cluster", scheduler.address)
     return Graded(local, pool, cluster, killed, again)
 
@@ -274,3 +284,17 @@ def test_a_submission_that_kills_every_worker_it_lands_on_is_recorded(
         assert gradebook.find_submission(ASSIGNMENT, "killer").score == 0
         solution = gradebook.find_submission(ASSIGNMENT, "solution")
         assert solution.score == solution.max_score
+
+
+def test_a_lost_scheduler_stops_the_run_with_a_message_and_a_rerun_grades_the_rest(tmp_path: Path) -> None:
+    course, pack = _class(tmp_path, ["solution", "learner"])
+    with _cluster(1) as lonely:
+        lost, killed = _grade_and_meanwhile(course, pack, lonely.address, lonely.kill_scheduler)
+    assert killed and lost.returncode == 1
+    assert "lost the Dask scheduler" in lost.stderr and "run the same command" in lost.stderr
+    recorded = re.findall(r"^\[\d/2\] \S+  (\S+)  ", lost.stdout, re.MULTILINE)
+    rerun = _grade(course, pack, "--sandbox", "on", "--cluster", "pool")
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert recorded and f"autograding {2 - len(recorded)} submissions" in rerun.stdout
+    with Gradebook(rerun.db_url) as gradebook:
+        assert len(gradebook.find_assignment(ASSIGNMENT).submissions) == 2

@@ -19,6 +19,7 @@ The per-submission deadline is the watchdog's inside each task (`course_grade.cl
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections import deque
@@ -102,7 +103,8 @@ class Cluster:
         self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
     ) -> None:
         if self._client is not None:
-            self._client.close(timeout=10)
+            with contextlib.suppress(Exception):  # a lost scheduler must not hide why the run stopped
+                self._client.close(timeout=10)
             self._client = None
         if self._cluster is not None:
             self._cluster.close(timeout=30)
@@ -124,7 +126,10 @@ class Cluster:
 
     def threads(self) -> int:
         """Worker threads the scheduler has now."""
-        workers: dict[str, Any] = self.client.scheduler_info(n_workers=-1).get("workers", {})
+        try:
+            workers: dict[str, Any] = self.client.scheduler_info(n_workers=-1).get("workers", {})
+        except (OSError, TimeoutError):
+            return 0
         return sum(int(worker.get("nthreads", 1)) for worker in workers.values())
 
     def run(
@@ -133,7 +138,7 @@ class Cluster:
         """Grade every job on the cluster; yield each result as it finishes, in this thread."""
         waiting = deque(jobs)
         running: dict[Future[AutogradeResult], AutogradeJob] = {}
-        idle_since = time.monotonic()
+        idle_since, lost_since = time.monotonic(), 0.0
         while waiting or running:
             window = max(4, 2 * self.threads())  # a few tasks ahead of the workers, not the whole class
             while waiting and len(running) < window:
@@ -151,6 +156,12 @@ class Cluster:
             try:
                 wait(list(running), timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
             except TimeoutError:
+                if self.client.status != "running":  # reconnecting: Dask cancels the futures if it gives up
+                    lost_since = lost_since or time.monotonic()
+                    if time.monotonic() - lost_since > CONNECT_SECONDS:
+                        raise SchedulerLost(self._lost()) from None
+                    continue
+                lost_since = 0.0
                 if self.threads():
                     idle_since = time.monotonic()
                 elif time.monotonic() - idle_since > NO_WORKERS_SECONDS:
@@ -167,13 +178,17 @@ class Cluster:
                 future.release()
             idle_since = time.monotonic()
 
+    def _lost(self) -> str:
+        """What to tell the instructor when the scheduler is gone."""
+        return (
+            f"lost the Dask scheduler at {self.address} while grading (the grades recorded so far are kept, "
+            "whole; start it again, then run the same command: what was graded is skipped)"
+        )
+
     def _result(self, future: Future[AutogradeResult], job: AutogradeJob) -> AutogradeResult:
         """A finished future's result, or the job failed with what the engine says happened."""
         if future.status == "cancelled":
-            raise SchedulerLost(
-                f"lost the Dask scheduler at {self.address} while grading "
-                "(the grades recorded so far are kept; run the same command again to grade the rest)"
-            )
+            raise SchedulerLost(self._lost())
         if future.status == "error":
             error = future.exception()
             if isinstance(error, KilledWorker):
