@@ -146,6 +146,8 @@ class Cluster:
                 try:
                     future = self.client.submit(grade, job, settings, bundle(job), self.deadline, pure=False)
                 except Exception as error:  # e.g. settings that cannot be pickled: a reason, never a hang
+                    if self.client.status != "running":
+                        raise SchedulerLost(self._lost()) from error  # not this job's fault: left ungraded
                     yield job.failed(
                         f"the grader could not hand this job to a worker: {type(error).__name__}: {error}"
                     )
@@ -172,7 +174,8 @@ class Cluster:
                 continue
             except FuturesCancelledError:
                 pass  # looked at below, future by future
-            for future in [f for f in running if f.done()]:
+            done = sorted((f for f in running if f.done()), key=lambda f: f.status == "cancelled")
+            for future in done:  # what finished is recorded before a lost scheduler stops the run
                 job = running.pop(future)
                 yield self._result(future, job)
                 future.release()
