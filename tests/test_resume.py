@@ -1,4 +1,4 @@
-"""What lets a stopped run resume: a submission's mark, and recording that Ctrl-C cannot cut in half."""
+"""Resuming (a submission's mark, recording that Ctrl-C cannot cut in half) and the small pieces of the cluster."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from course_grade.cluster.bundle import FOLDER_LINK, LINK, Bundle, lay_out, submitted_files
-from course_grade.course import REPOSITORY_COURSE, Course
+from course_grade.cluster.engine import Cluster
+from course_grade.course import REPOSITORY_COURSE, Course, CourseError
 from course_grade.files import fingerprint
 from course_grade.resume import course_version, is_marked, submission_mark, uninterrupted, write_mark
 
@@ -55,3 +56,8 @@ def test_a_bundle_is_laid_out_with_the_fingerprint_it_was_taken_with(tmp_path: P
         Bundle({}, files), Course.open(REPOSITORY_COURSE), tmp_path / "copy", "ann", "01_envelope"
     )
     assert fingerprint(course.folder("submitted", "ann", "01_envelope")) == fingerprint(folder)
+
+
+def test_a_cluster_address_that_is_not_one_is_a_pipeline_error() -> None:
+    with pytest.raises(CourseError, match="cannot reach the Dask scheduler at no-port-here"):
+        Cluster("no-port-here", 1, 10).__enter__()

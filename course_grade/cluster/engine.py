@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -83,7 +85,7 @@ class Cluster:
         logging.getLogger("distributed").setLevel(logging.CRITICAL)  # our own messages say what went wrong
         try:
             if self.address == LOCAL:
-                with dask.config.set(LOCAL_SCHEDULER):
+                with dask.config.set(LOCAL_SCHEDULER), _ctrl_c_left_to_this_process():
                     self._cluster = LocalCluster(
                         n_workers=self.jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
                         scheduler_port=0, dashboard_address=None, memory_limit=0, silence_logs=logging.CRITICAL,
@@ -94,7 +96,7 @@ class Cluster:
                 services = self._client.scheduler_info().get("services", {})
                 self.dashboard = self._client.dashboard_link if "dashboard" in services else None
             self._warm_up()
-        except (OSError, TimeoutError) as error:
+        except (OSError, TimeoutError, ValueError) as error:  # ValueError: not an address
             self.__exit__(None, None, None)
             raise CourseError(f"cannot reach the Dask scheduler at {self.address}: {error}") from error
         return self
@@ -106,8 +108,9 @@ class Cluster:
             with contextlib.suppress(Exception):  # a lost scheduler must not hide why the run stopped
                 self._client.close(timeout=10)
             self._client = None
-        if self._cluster is not None:
-            self._cluster.close(timeout=30)
+        if self._cluster is not None:  # stopped (Ctrl-C, an error): its workers' tasks are not waited for
+            with contextlib.suppress(Exception):
+                self._cluster.close(timeout=30 if kind is None else 5)
             self._cluster = None
 
     def _warm_up(self) -> None:
@@ -200,3 +203,18 @@ class Cluster:
         result = future.result()
         assert isinstance(result, AutogradeResult)
         return result
+
+
+@contextlib.contextmanager
+def _ctrl_c_left_to_this_process() -> Iterator[None]:
+    """Start the local workers with SIGINT ignored (a new interpreter keeps an ignored SIGINT ignored): Ctrl-C
+    in the terminal reaches every process of the group, and this process alone stops the run, recording
+    nothing by half, then closes the cluster."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
