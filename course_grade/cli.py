@@ -12,7 +12,8 @@
                                                          unpublished keys (--publish-keys 01_envelope,...)
 
 Exit status 0 when the pipeline ran (every submission graded, even with 0 points or a problem noted),
-1 when it could not run (no course, no gradebook, a failed release), 2 for a usage error.
+1 when it could not run (no course, no gradebook, a failed release, the Dask scheduler lost), 2 for a usage
+error, 130 when interrupted. Running again after a stop grades only what was not recorded (see --regrade).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from course_grade.cluster.engine import LOCAL
 from course_grade.course import REPOSITORY_COURSE, Course, CourseError, load_config, use_this_environment
 from course_grade.editions.bundle import EditionError, build, plan
 from course_grade.pipeline import Pipeline, default_jobs
@@ -46,6 +48,16 @@ def parser() -> argparse.ArgumentParser:
     options.add_argument(
         "--jobs", type=int, default=keep, help="worker processes (default: the number of cores)"
     )
+    options.add_argument(
+        "--cluster", default=keep, metavar="local|tcp://HOST:PORT|pool",
+        help="where to autograde: local (default: a Dask LocalCluster of --jobs worker processes), the address "
+        "of a running `dask scheduler` (its workers, on any machine with the course installed, grade), or pool "
+        "(this machine's worker processes, without Dask)",
+    )  # fmt: skip
+    options.add_argument(
+        "--regrade", action="store_true", default=keep,
+        help="grade again the submissions graded before, unchanged, against the same course (default: skip them)",
+    )  # fmt: skip
     options.add_argument(
         "--timeout", type=int, default=keep, help="seconds per cell (default: the course's config)"
     )
@@ -177,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         with Pipeline(
             course, jobs, deadline, lambda line: print(line, flush=True),
             sandbox=getattr(args, "sandbox", "auto"), hide_hidden_tests=getattr(args, "hide_hidden_tests", True),
-            trusted_checks=getattr(args, "trusted_checks", True),
+            trusted_checks=getattr(args, "trusted_checks", True), cluster=getattr(args, "cluster", LOCAL),
+            regrade=getattr(args, "regrade", False), terminal=sys.stdout.isatty(),
         ) as pipeline:  # fmt: skip
             pipeline.similarity_against = getattr(args, "similarity_against", None)
             pipeline.similarity_threshold = getattr(
@@ -187,8 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     except (CourseError, RosterError) as error:
         print(f"course-grade: {error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("course-grade: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as interrupted:
+        print(f"course-grade: interrupted{f'; {interrupted}' if str(interrupted) else ''}", file=sys.stderr)
         return 130
 
 
@@ -208,7 +221,8 @@ def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int
             "\n" + render(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks), flush=True
         )
     else:
-        pipeline.pool()  # the workers start (and import nbgrader) while the assignments are released
+        pipeline.start()  # the workers start (and import nbgrader) while the assignments are released
+        pipeline.pool()  # and this machine's, for the feedback
         pipeline.release(names)
         outcomes = pipeline.autograde(args.submissions, names)
         pipeline.feedback(names, [(outcome.student, outcome.assignment) for outcome in outcomes])

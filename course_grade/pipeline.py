@@ -1,8 +1,10 @@
 """The instructor's pipeline, step by step as nbgrader names them: release, autograde, feedback, export.
 
 This process is the only writer of the gradebook. It releases assignments and exports grades with
-nbgrader in-process; it autogrades and renders feedback with a pool of worker processes, and records
-each autograded submission in the gradebook as its result arrives.
+nbgrader in-process; it autogrades on a Dask cluster (`course_grade.cluster`: local by default, or a
+scheduler's address), or on this machine's pool of worker processes (`--cluster pool`), and records each
+autograded submission in the gradebook as its result arrives; it renders feedback with that pool, since
+feedback reads the course directory and the gradebook, which only this machine has.
 """
 
 from __future__ import annotations
@@ -13,15 +15,17 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 
-from nbgrader.api import Gradebook  # type: ignore[import-untyped]
+from nbgrader.api import Gradebook, MissingEntry  # type: ignore[import-untyped]
 from nbgrader.apps.api import NbGraderAPI  # type: ignore[import-untyped]
 
 from course_grade import sandbox
 from course_grade.cleaning import source_hash
+from course_grade.cluster.bundle import Bundle, source_files, submitted_files
+from course_grade.cluster.engine import LOCAL, Cluster
 from course_grade.course import Course, CourseError
 from course_grade.export import export_csv
 from course_grade.feedback import finish
@@ -40,8 +44,11 @@ from course_grade.intake import Intake, take_in
 from course_grade.notebooks import read
 from course_grade.pool import Pool
 from course_grade.problems import KINDS, REVIEW, Note, NotebookDefinition, load_notes, save_notes
+from course_grade.progress import Progress
 from course_grade.report.build import Written, write_report
 from course_grade.report.deadlines import assign_late_penalties, late_plugin
+from course_grade.resume import SUFFIX as MARK_SUFFIX
+from course_grade.resume import course_version, is_marked, submission_mark, uninterrupted, unmark, write_mark
 from course_grade.review.similarity import THRESHOLD as SIMILARITY_THRESHOLD
 from course_grade.review.similarity import review_class
 from course_grade.summary import Outcome
@@ -55,8 +62,21 @@ from course_grade.workers import (
     failure_reason,
 )
 
+POOL = "pool"
+"""`--cluster pool`: autograde on this machine's pool of worker processes, without Dask."""
+
 NOTES = "grading_notes"
 """The course's folder of grading notes: `<course>/grading_notes/<student>/<assignment>.json`."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during autograde: what was recorded stays, whole; running again grades the rest."""
+
+    def __init__(self, recorded: int, total: int) -> None:
+        super().__init__(
+            f"{recorded} of {total} submissions were graded and recorded, and the gradebook is consistent; "
+            "run the same command again to grade the rest (what was graded is skipped)"
+        )
 
 
 class Pipeline:
@@ -71,8 +91,18 @@ class Pipeline:
         sandbox: str = "auto",
         hide_hidden_tests: bool = True,
         trusted_checks: bool = True,
+        cluster: str = LOCAL,
+        regrade: bool = False,
+        terminal: bool = False,
     ) -> None:
         self.course = course
+        self.cluster = cluster
+        """Where submissions are graded: `local` (a Dask LocalCluster), `tcp://HOST:PORT` (a Dask scheduler),
+        or `pool` (this machine's pool of worker processes, without Dask)."""
+        self.regrade = regrade
+        """Grade again the submissions graded before, unchanged (`--regrade`)."""
+        self.terminal = terminal
+        """Show a progress bar (stdout is a terminal)."""
         self.sandboxed = _sandbox_mode(sandbox)
         """Whether learners' kernels run in the OS sandbox (`--sandbox auto|on|off`)."""
         self.hide_hidden_tests = hide_hidden_tests
@@ -88,6 +118,7 @@ class Pipeline:
         """Entries of the submissions folder that were not submissions, with why."""
         self._scratch = Path(tempfile.mkdtemp(prefix="course-grade-"))
         self._pool: Pool | None = None
+        self._cluster: Cluster | None = None
         self._definitions: dict[str, list[NotebookDefinition]] = {}
         self.similarity_against: Path | None = None
         """A folder of earlier submissions the class's solutions are also compared with (`--similarity-against`)."""
@@ -105,6 +136,8 @@ class Pipeline:
     ) -> None:
         if self._pool is not None:
             self._pool.__exit__(kind, error, tb)
+        if self._cluster is not None:
+            self._cluster.__exit__(kind, error, tb)
         remove_tree(self._scratch)
 
     def settings(self, template: bytes = b"") -> Settings:
@@ -115,10 +148,23 @@ class Pipeline:
         )  # fmt: skip
 
     def pool(self) -> Pool:
-        """The worker pool, started on first use."""
+        """This machine's worker pool (feedback, and autograde with `--cluster pool`), started on first use."""
         if self._pool is None:
             self._pool = Pool(self.jobs, self.deadline, self._scratch).__enter__()
         return self._pool
+
+    def start(self) -> None:
+        """Start what autograde grades on (its workers import nbgrader while the caller goes on)."""
+        if self.cluster == POOL:
+            self.pool()
+        else:
+            self.engine()
+
+    def engine(self) -> Cluster:
+        """The Dask cluster autograde uses, started (or connected to) on first use."""
+        if self._cluster is None:
+            self._cluster = Cluster(self.cluster, self.jobs, self.deadline).__enter__()
+        return self._cluster
 
     def prepare(self) -> None:
         """Create a PostgreSQL gradebook's tables before anything opens it (sqlite: nbgrader does it)."""
@@ -137,7 +183,11 @@ class Pipeline:
             self.out(f"released {name} -> {self.course.folder('release', assignment=name)}")
 
     def autograde(self, submissions: Path, names: list[str]) -> list[Outcome]:
-        """Take the submissions in, autograde them in parallel, record each in the gradebook as it arrives."""
+        """Take the submissions in, autograde them in parallel, record each in the gradebook as it arrives.
+
+        A submission already recorded, unchanged, against the same course is skipped unless `regrade`
+        (`course_grade.resume`). Ctrl-C stops between two recordings (`Interrupted` says how far it got).
+        """
         self.prepare()
         intake: Intake = take_in(self.course, submissions, names)
         self.skipped = intake.skipped
@@ -147,7 +197,19 @@ class Pipeline:
             raise CourseError(
                 f"not in the gradebook yet: {', '.join(unknown)} (run `course-grade release` first)"
             )
-        pool = self.pool()  # the workers start while the template gradebook is built
+        versions = {name: course_version(self.course, name, self._options()) for name in used}
+        jobs, already, marks = [], [], {}
+        with Gradebook(self.course.db_url, self.course.course_id) as gradebook:
+            for student, assignment in intake.submissions:
+                files = fingerprint(self.course.folder("submitted", student, assignment))
+                job = AutogradeJob(student, assignment, files)
+                marks[student, assignment] = submission_mark(files, versions[assignment])
+                if not self.regrade and self._graded_before(gradebook, job, marks[student, assignment]):
+                    already.append(self._outcome_of(gradebook, job))
+                else:
+                    jobs.append(job)
+        if jobs:
+            self.start()  # the workers start while the template gradebook is built
         template = self._scratch / "template.db"
         build_template(self.course.db_url, template, self.course.course_id, used)
         settings = self.settings(template.read_bytes())
@@ -155,24 +217,81 @@ class Pipeline:
         self._definitions = {
             name: definitions(self.course.db_url, self.course.course_id, name) for name in used
         }
-        jobs = [
-            AutogradeJob(
-                student, assignment, fingerprint(self.course.folder("submitted", student, assignment))
-            )
-            for student, assignment in intake.submissions
-        ]
         weights = {assignment: self._weight(assignment) for assignment in used}
         jobs.sort(key=lambda job: -weights[job.assignment])  # longest first: no worker idles at the end
-        self.out(f"autograding {len(jobs)} submissions with {min(self.jobs, len(jobs) or 1)} workers")
-        outcomes = []
+        if self.cluster in (LOCAL, POOL):
+            self.out(f"autograding {len(jobs)} submissions with {min(self.jobs, len(jobs) or 1)} workers")
+        else:
+            threads = self.engine().threads()
+            self.out(
+                f"autograding {len(jobs)} submissions on the Dask cluster at {self.cluster} ({threads} threads)"
+            )
+        if already:
+            self.out(
+                f"skipping {len(already)} submissions graded before, unchanged (--regrade grades them again)"
+            )
+        outcomes = list(already)
         start = time.perf_counter()
-        with Gradebook(self.course.db_url, self.course.course_id) as gradebook:
-            for count, result in enumerate(pool.run(jobs, settings), 1):
-                assert isinstance(result, AutogradeResult)
-                outcome = self._record(gradebook, result)
-                outcomes.append(outcome)
-                self.out(_progress(count, len(jobs), outcome, result.seconds, time.perf_counter() - start))
+        dashboard = self._cluster.dashboard if self._cluster is not None else None
+        with (
+            Gradebook(self.course.db_url, self.course.course_id) as gradebook,
+            Progress(len(jobs), self.out, self.terminal, dashboard) as progress,
+        ):
+            try:
+                for count, result in enumerate(self._results(jobs, settings), 1):
+                    mark = marks[result.grades.student, result.grades.assignment]
+                    with uninterrupted():  # recorded whole, or not at all
+                        outcome = self._record(gradebook, result, mark)
+                    outcomes.append(outcome)
+                    elapsed = time.perf_counter() - start
+                    failed = any(note.kind == "grading-failed" for note in outcome.notes)
+                    progress.graded(_progress(count, len(jobs), outcome, result.seconds, elapsed), failed)
+            except KeyboardInterrupt:
+                raise Interrupted(len(outcomes) - len(already), len(jobs)) from None
         return sorted(outcomes, key=lambda o: (o.assignment, o.student))
+
+    def _results(self, jobs: list[AutogradeJob], settings: Settings) -> Iterator[AutogradeResult]:
+        """Every job's result as it finishes: on the Dask cluster, or on this machine's pool (`--cluster pool`)."""
+        if not jobs:
+            return
+        if self.cluster == POOL:
+            for result in self.pool().run(jobs, settings):
+                assert isinstance(result, AutogradeResult)
+                yield result
+            return
+        sources = {
+            assignment: source_files(self.course, assignment) for assignment in {j.assignment for j in jobs}
+        }
+
+        def bundle(job: AutogradeJob) -> Bundle:
+            folder = self.course.folder("submitted", job.student, job.assignment)
+            return Bundle(sources[job.assignment], submitted_files(folder))
+
+        yield from self.engine().run(jobs, settings, bundle)
+
+    def _options(self) -> dict[str, object]:
+        """The options of this run that can change a score (part of a submission's mark)."""
+        return {
+            "timeout": self.course.timeout, "sandbox": self.sandboxed, "trusted_checks": self.trusted_checks,
+        }  # fmt: skip
+
+    def _graded_before(self, gradebook: Gradebook, job: AutogradeJob, mark: str) -> bool:
+        """Whether this submission was recorded with this mark, and the gradebook still holds it."""
+        if not is_marked(self.mark_file(job.student, job.assignment), mark):
+            return False
+        try:
+            gradebook.find_submission(job.assignment, job.student)
+        except MissingEntry:
+            return False
+        return True
+
+    def _outcome_of(self, gradebook: Gradebook, job: AutogradeJob) -> Outcome:
+        """The outcome of a submission graded before, from the gradebook and its saved notes."""
+        submission = gradebook.find_submission(job.assignment, job.student)
+        score, most = float(submission.score), float(submission.max_score)
+        notes = tuple(load_notes(self.notes_file(job.student, job.assignment)))
+        graded = len(list(self.course.folder("autograded", job.student, job.assignment).glob("*.ipynb")))
+        return Outcome(job.student, job.assignment, score, most, notes, graded)
 
     def _weight(self, assignment: str) -> int:
         """How long an assignment takes to grade, roughly: the size of its source notebooks."""
@@ -181,9 +300,11 @@ class Pipeline:
             for path in self.course.folder("source", assignment=assignment).glob("*.ipynb")
         )
 
-    def _record(self, gradebook: Gradebook, result: AutogradeResult) -> Outcome:
-        """Write one result: grades to the gradebook, autograded notebooks and notes to the course."""
+    def _record(self, gradebook: Gradebook, result: AutogradeResult, mark: str) -> Outcome:
+        """Write one result: grades to the gradebook, autograded notebooks and notes to the course, then
+        its mark (so that a run stopped halfway grades it again)."""
         student, assignment = result.grades.student, result.grades.assignment
+        unmark(self.mark_file(student, assignment))
         grades = rescore(result.grades, result.notebooks, self._definitions.get(assignment, []))
         grades, disagreements = apply_verdicts(grades, result.verdicts)
         result = dataclasses.replace(result, notes=(*result.notes, *disagreements))
@@ -198,6 +319,8 @@ class Pipeline:
                 (folder / f"{name}.ipynb").write_bytes(data)
                 (folder / f"{name}.ipynb").chmod(0o444)  # as nbgrader leaves autograded notebooks
         save_notes(self.notes_file(student, assignment), result.notes)
+        if not any(note.kind == "grading-failed" for note in result.notes):  # a failure is tried again
+            write_mark(self.mark_file(student, assignment), mark)
         submission = gradebook.find_submission(assignment, student)
         return Outcome(
             student, assignment, float(submission.score), float(submission.max_score), result.notes,
@@ -207,6 +330,10 @@ class Pipeline:
     def notes_file(self, student: str, assignment: str) -> Path:
         """Where a submission's grading notes are kept."""
         return self.course.root / NOTES / student / f"{assignment}.json"
+
+    def mark_file(self, student: str, assignment: str) -> Path:
+        """Where the mark of a submission's last recording is kept (`course_grade.resume`)."""
+        return self.course.root / NOTES / student / f"{assignment}{MARK_SUFFIX}"
 
     def feedback(self, names: list[str], pairs: list[tuple[str, str]] | None = None) -> int:
         """nbgrader generate_feedback per submission, in parallel, then the notes on top; return pages written."""

@@ -81,6 +81,9 @@ class Settings:
     """Feedback shows no hidden test (nor its traceback)."""
     trusted_checks: bool = True
     """A cell keeps nbgrader's points only when `course_grade.trusted` agrees."""
+    hidden: tuple[str, ...] = ()
+    """More folders no learner's code may see (a Dask task adds the real course and scratch folders of the
+    machine running `course-grade`, since it grades in a copy of the course)."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +196,7 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     config.CourseDirectory.root, config.CourseDirectory.db_url = str(course), url
     config.GradingKernelManager.sandboxed = settings.sandbox
     config.GradingKernelManager.runtime = str(scratch / "k")
-    config.GradingKernelManager.hidden = [str(real.root), str(settings.scratch)]
+    config.GradingKernelManager.hidden = [str(real.root), str(settings.scratch), *settings.hidden]
     outcome = convert(LiteralAutograde, config, job.assignment, job.student)
     notes += _side_effects(
         changed(before, fingerprint(course, skip=course / "autograded")), autograded, expected
@@ -222,7 +225,7 @@ def _trusted_wrap(settings: Settings, scratch: Path) -> Wrap:
     folder = scratch / "trusted"
     folder.mkdir(parents=True, exist_ok=True)
     package = Path(__file__).resolve().parent
-    hidden = [settings.course.root, settings.scratch]
+    hidden = [settings.course.root, settings.scratch, *map(Path, settings.hidden)]
     return lambda argv: sandbox.wrap(argv, writable=[folder], readable=[package], hidden=hidden)
 
 

@@ -1,0 +1,130 @@
+"""Benchmark: how grading scales on Dask, and what a class of any size would cost.
+
+    .venv/bin/python benchmarks/grading_scale.py [--students 4] [ASSIGNMENT ...]
+
+Builds the synthetic class of `benchmarks/grading_speed.py` (a quarter correct, a quarter with a published
+wrong answer, a quarter the untouched learner's version, a quarter broken), releases it into three scratch
+copies of the course, and times `course-grade autograde` on it three ways, with the course's defaults
+(sandbox where available, trusted checks): a local Dask cluster of 1 worker, of 2 workers, and this
+machine's pool of 2 worker processes without Dask (`--cluster pool`). All three gradebooks must hold the
+same score for every graded cell. It prints the speed-up of 2 workers over 1 (target at least 1.8x; 2.0x
+is the limit on 2 cores), the cost of the local cluster against the pool (target at most 1.1x), and a
+projection computed from the measured cost per notebook: worker-hours for a class of L learners and N
+notebooks, and the wall time on W workers at the parallel efficiency measured here.
+Ratios, not timed assertions: machines here are shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.grading_speed import build_class, graded_cells, nbgrader  # noqa: E402
+from course_grade.course import Course  # noqa: E402
+from course_grade.pipeline import copy_course  # noqa: E402
+from grading.build_notebooks import GRADING, nbgrader_environment  # noqa: E402
+
+SPEED_UP_TARGET = 1.8
+OVERHEAD_TARGET = 1.1
+RUNS = {
+    "dask, 1 worker": ("--cluster", "local", "--jobs", "1"),
+    "dask, 2 workers": ("--cluster", "local", "--jobs", "2"),
+    "pool, 2 workers": ("--cluster", "pool", "--jobs", "2"),
+}
+"""The three ways the class is graded."""
+LEARNERS = (100, 500, 2_000, 10_000)
+NOTEBOOKS = (7, 14)
+WORKERS = (2, 16, 64, 256)
+
+
+def autograde(submissions: Path, course: Path, assignments: list[str], options: tuple[str, ...]) -> float:
+    """Run `course-grade autograde` on a class; return the seconds it took."""
+    command = [
+        str(Path(sys.executable).parent / "course-grade"), "autograde", str(submissions), *assignments,
+        "--course", str(course), *options,
+    ]  # fmt: skip
+    start = time.perf_counter()
+    subprocess.run(command, env=nbgrader_environment(), check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def projection(per_notebook: float, efficiency: float) -> list[str]:
+    """The table: learners x notebooks -> worker-hours, and wall time on W workers."""
+    head = f"{'learners':>9} {'notebooks':>9} {'worker-h':>9}" + "".join(
+        f" {f'{w} workers':>11}" for w in WORKERS
+    )
+    rows = [head]
+    for learners in LEARNERS:
+        for notebooks in NOTEBOOKS:
+            hours = learners * notebooks * per_notebook / 3600
+            walls = "".join(f" {_duration(hours / (w * efficiency)):>11}" for w in WORKERS)
+            rows.append(f"{learners:>9} {notebooks:>9} {hours:>9.1f}{walls}")
+    return rows
+
+
+def _duration(hours: float) -> str:
+    """A duration, in the unit that reads best."""
+    if hours < 1:
+        return f"{hours * 60:.0f} min" if hours * 60 >= 1 else "<1 min"
+    return f"{hours:.1f} h" if hours < 48 else f"{hours / 24:.1f} d"
+
+
+def main() -> int:
+    """Build the class, grade it three ways, compare the grades, print the ratios and the projection."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("assignments", nargs="*", help="(default: every assignment of the course)")
+    parser.add_argument("--students", type=int, default=4)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="grading-scale-") as scratch:
+        root = Path(scratch)
+        courses = {name: copy_course(GRADING, root / f"course-{number}") for number, name in enumerate(RUNS)}
+        assignments = Course.open(next(iter(courses.values()))).select(args.assignments)
+        for course in courses.values():
+            for assignment in assignments:
+                nbgrader(course, "generate_assignment", assignment, "--force")
+        counts = build_class(
+            Course.open(courses["pool, 2 workers"]), assignments, args.students, root / "class"
+        )
+        notebooks = args.students * len(assignments)
+        print(
+            f"class: {args.students} students x {len(assignments)} assignments = {notebooks} notebooks {counts}"
+        )
+        seconds = {}
+        for name, options in RUNS.items():
+            seconds[name] = autograde(root / "class", courses[name], assignments, options)
+            print(
+                f"{name:>16}: {seconds[name]:7.1f} s  (course-grade autograde {' '.join(options)})",
+                flush=True,
+            )
+        grades = {name: graded_cells(course, set()) for name, course in courses.items()}
+        first = grades["pool, 2 workers"]
+        same = bool(first) and all(found == first for found in grades.values())
+        print(f"grades: {len(first)} graded cells, {'identical in all three' if same else 'DIFFERENT'}")
+        speed_up = seconds["dask, 1 worker"] / seconds["dask, 2 workers"]
+        overhead = seconds["dask, 2 workers"] / seconds["pool, 2 workers"]
+        print(
+            f"2 workers over 1: {speed_up:.2f}x ({'meets' if speed_up >= SPEED_UP_TARGET else 'BELOW'} the "
+            f"{SPEED_UP_TARGET}x target; 2.0x is the limit on 2 cores)"
+        )
+        print(
+            f"local cluster over the pool: {overhead:.2f}x "
+            f"({'within' if overhead <= OVERHEAD_TARGET else 'OVER'} the {OVERHEAD_TARGET}x target)"
+        )
+        per_notebook = seconds["dask, 1 worker"] / notebooks
+        efficiency = min(1.0, speed_up / 2)
+        print(
+            f"\nprojection from {per_notebook:.1f} worker-seconds per notebook (1 worker, start-up included) "
+            f"at {efficiency:.0%} parallel efficiency:"
+        )
+        print("\n".join(projection(per_notebook, efficiency)))
+        return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

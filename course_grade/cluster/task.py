@@ -1,0 +1,89 @@
+"""The grading task a Dask worker runs: one submission in, its autograded notebooks and verdicts out.
+
+Dask can neither stop a running task nor kill what it started, and a learner's kernel can kill the
+process that started it or outlive every timeout. So the task does not grade in the Dask worker itself:
+each worker thread keeps a one-slot `course_grade.pool.Pool`, the same watchdog the pool of a single
+machine uses, whose child process grades the submission under the per-submission deadline and is killed
+with everything it started, and replaced, when the deadline passes or it dies. The task lays the bundle
+out as a scratch course on the worker (nothing assumes a shared filesystem), hides the real course and
+scratch folders of the `course-grade` machine from the kernel too (the local cluster runs beside them),
+and returns the result; the `course-grade` process records it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import multiprocessing
+import tempfile
+import threading
+from pathlib import Path
+
+from course_grade.cluster.bundle import Bundle, lay_out
+from course_grade.course import use_this_environment
+from course_grade.files import remove_tree
+from course_grade.pool import Pool
+from course_grade.workers import AutogradeJob, AutogradeResult, Settings
+
+_pools: dict[int, Pool] = {}
+"""One watchdog pool per worker thread, kept between tasks (its child has imported nbgrader once)."""
+_lock = threading.Lock()
+
+
+def grade(job: AutogradeJob, settings: Settings, bundle: Bundle, deadline: float) -> AutogradeResult:
+    """Autograde one submission from its bundle in a watched child process and return the result (which
+    says why when it could not be graded); raises only when no watchdog child can start."""
+    use_this_environment()  # nbgrader and the kernels run from this interpreter's environment
+    folder = Path(tempfile.mkdtemp(prefix="course-grade-task-"))
+    try:
+        course = lay_out(bundle, settings.course, folder / "course", job.student, job.assignment)
+        scratch = folder / "scratch"
+        scratch.mkdir()
+        here = dataclasses.replace(
+            settings, course=course, scratch=scratch,
+            hidden=(*settings.hidden, str(settings.course.root), str(settings.scratch)),
+        )  # fmt: skip
+        results = list(_pool(deadline).run([job], here))
+    finally:
+        remove_tree(folder)
+    [result] = results
+    assert isinstance(result, AutogradeResult)
+    return result
+
+
+def warm_up() -> None:
+    """Start this worker's fork server, which imports nbgrader once for every watchdog child to come."""
+    _allow_children()
+    with Pool(1, 0.0, Path(tempfile.gettempdir())):
+        pass  # entering a pool starts the fork server; its children start when jobs come
+
+
+def _pool(deadline: float) -> Pool:
+    """This thread's watchdog pool, started on first use (again if the deadline changed)."""
+    key = threading.get_ident()
+    with _lock:
+        pool = _pools.get(key)
+        if pool is not None and pool.deadline == deadline:
+            return pool
+        if pool is not None:
+            pool.__exit__(None, None, None)
+        _allow_children()
+        pool = Pool(1, deadline, Path(tempfile.mkdtemp(prefix="course-grade-worker-")))
+        _pools[key] = pool.__enter__()
+        atexit.register(_close, pool)
+        return pool
+
+
+def _allow_children() -> None:
+    """Let this process start the watchdog's child: Dask's nanny starts workers as daemonic processes,
+    which multiprocessing forbids to have children. The pool stops its child itself, and the child leaves
+    when this process dies (its pipe closes)."""
+    process = multiprocessing.current_process()
+    if process.daemon:
+        process._config["daemon"] = False  # type: ignore[attr-defined]
+
+
+def _close(pool: Pool) -> None:
+    """Stop a pool's child and remove its logs (at the worker's exit)."""
+    pool.__exit__(None, None, None)
+    remove_tree(pool.logs)

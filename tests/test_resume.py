@@ -1,0 +1,63 @@
+"""Resuming (a submission's mark, recording that Ctrl-C cannot cut in half) and the small pieces of the cluster."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from course_grade.cluster.bundle import FOLDER_LINK, LINK, Bundle, lay_out, submitted_files
+from course_grade.cluster.engine import Cluster
+from course_grade.course import REPOSITORY_COURSE, Course, CourseError
+from course_grade.files import fingerprint
+from course_grade.resume import course_version, is_marked, submission_mark, uninterrupted, write_mark
+
+
+def test_ctrl_c_during_recording_is_raised_once_the_block_is_done() -> None:
+    done = []
+    with pytest.raises(KeyboardInterrupt), uninterrupted():
+        os.kill(os.getpid(), signal.SIGINT)
+        done.append("recorded")
+    assert done == ["recorded"]
+
+
+def test_the_mark_changes_with_the_submission_and_with_the_course() -> None:
+    course = Course.open(REPOSITORY_COURSE)
+    version = course_version(course, "01_envelope", {"timeout": None})
+    mark = submission_mark({"01_envelope.ipynb": "a"}, version)
+    assert mark == submission_mark({"01_envelope.ipynb": "a"}, version)
+    assert mark != submission_mark({"01_envelope.ipynb": "b"}, version)
+    assert mark != submission_mark(
+        {"01_envelope.ipynb": "a"}, course_version(course, "01_envelope", {"timeout": 5})
+    )
+
+
+def test_a_mark_is_read_back_only_as_written(tmp_path: Path) -> None:
+    assert not is_marked(tmp_path / "ann" / "01.graded", "m")
+    write_mark(tmp_path / "ann" / "01.graded", "m")
+    assert is_marked(tmp_path / "ann" / "01.graded", "m") and not is_marked(
+        tmp_path / "ann" / "01.graded", "n"
+    )
+
+
+def test_a_bundle_is_laid_out_with_the_fingerprint_it_was_taken_with(tmp_path: Path) -> None:
+    """Links travel as links, so the worker notes them and the submission's check still holds."""
+    folder = tmp_path / "submitted"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.ipynb").write_text("{}")
+    (folder / "sub" / "b.txt").write_text("b")
+    (folder / "link").symlink_to("/etc/passwd")
+    (folder / "folder-link").symlink_to(tmp_path, target_is_directory=True)
+    files = submitted_files(folder)
+    assert files["link"] == LINK and files["folder-link"] == FOLDER_LINK
+    course = lay_out(
+        Bundle({}, files), Course.open(REPOSITORY_COURSE), tmp_path / "copy", "ann", "01_envelope"
+    )
+    assert fingerprint(course.folder("submitted", "ann", "01_envelope")) == fingerprint(folder)
+
+
+def test_a_cluster_address_that_is_not_one_is_a_pipeline_error() -> None:
+    with pytest.raises(CourseError, match="cannot reach the Dask scheduler at no-port-here"):
+        Cluster("no-port-here", 1, 10).__enter__()
