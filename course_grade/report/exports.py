@@ -8,10 +8,10 @@ roster get no row in a platform's file: `roster.match` lists them, and so do the
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from course_grade.report.grades import Assignment, CellScore, ClassGrades, Submission
+from course_grade.report.grades import Assignment, CellScore, ClassGrades, Student, Submission
 from course_grade.report.roster import Entry
 
 PER_QUESTION_COLUMNS = ("student_id", "assignment", "notebook", "cell", "score", "max_score")
@@ -73,39 +73,65 @@ def _scores(
             for a in assignments]  # fmt: skip
 
 
-def write_canvas(path: Path, grades: ClassGrades, entries: Iterable[Entry]) -> int:
-    """Canvas's gradebook CSV, one row per rostered student; return the number of students written."""
-    found, count = final_scores(grades), 0
-    names = {student.id: student for student in grades.students}
+def _rostered(grades: ClassGrades, entries: Iterable[Entry]) -> Iterator[tuple[Entry, Student, list[str]]]:
+    """Each rostered student with their names and email filled from the gradebook where the roster leaves
+    them empty, and their score per assignment."""
+    found = final_scores(grades)
+    known = {student.id: student for student in grades.students}
+    for entry in entries:
+        on_file = known.get(entry.student_id, Student(entry.student_id))
+        person = Student(
+            entry.student_id,
+            entry.first_name or on_file.first_name,
+            entry.last_name or on_file.last_name,
+            entry.email or on_file.email,
+        )
+        yield entry, person, _scores(entry, grades.assignments, found)
+
+
+def _write(path: Path, head: Sequence[Sequence[str]], rows: Iterable[Sequence[str]]) -> int:
+    """Write the header rows, then `rows`; return the number of rows after the header."""
+    count = 0
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow([*CANVAS_COLUMNS, *(a.name for a in grades.assignments)])
-        writer.writerow(
-            [POINTS_POSSIBLE, "", "", "", "", *(score_text(a.max_score) for a in grades.assignments)]
-        )
-        for entry in entries:
-            known = names.get(entry.student_id)
-            last = entry.last_name or (known.last_name if known else "")
-            first = entry.first_name or (known.first_name if known else "")
-            name = entry.name or (f"{last}, {first}" if last and first else last or first or entry.student_id)
-            ids = [entry.canvas_id, entry.sis_user_id, entry.sis_login_id, entry.section]
-            writer.writerow([name, *ids, *_scores(entry, grades.assignments, found)])
+        writer.writerows(head)
+        for row in rows:
+            writer.writerow(row)
             count += 1
     return count
+
+
+def write_canvas(path: Path, grades: ClassGrades, entries: Iterable[Entry]) -> int:
+    """Canvas's gradebook CSV, one row per rostered student; return the number of students written."""
+    head = [
+        [*CANVAS_COLUMNS, *(a.name for a in grades.assignments)],
+        [POINTS_POSSIBLE, "", "", "", "", *(score_text(a.max_score) for a in grades.assignments)],
+    ]
+    rows = (
+        [
+            entry.name or _sortable_name(person),
+            entry.canvas_id,
+            entry.sis_user_id,
+            entry.sis_login_id,
+            entry.section,
+            *scores,
+        ]
+        for entry, person, scores in _rostered(grades, entries)
+    )
+    return _write(path, head, rows)
+
+
+def _sortable_name(person: Student) -> str:
+    """ "Last, First" as Canvas lists students, or whichever part is known, or the student id."""
+    last, first = person.last_name, person.first_name
+    return f"{last}, {first}" if last and first else last or first or person.id
 
 
 def write_moodle(path: Path, grades: ClassGrades, entries: Iterable[Entry]) -> int:
     """Moodle's grade-import CSV, one row per rostered student; return the number of students written."""
-    found, count = final_scores(grades), 0
-    names = {student.id: student for student in grades.students}
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow([*MOODLE_COLUMNS, *(a.name for a in grades.assignments)])
-        for entry in entries:
-            known = names.get(entry.student_id)
-            first = entry.first_name or (known.first_name if known else "")
-            last = entry.last_name or (known.last_name if known else "")
-            email = entry.email or (known.email if known else "")
-            writer.writerow([first, last, entry.id_number, email, *_scores(entry, grades.assignments, found)])
-            count += 1
-    return count
+    head = [[*MOODLE_COLUMNS, *(a.name for a in grades.assignments)]]
+    rows = (
+        [person.first_name, person.last_name, entry.id_number, person.email, *scores]
+        for entry, person, scores in _rostered(grades, entries)
+    )
+    return _write(path, head, rows)
