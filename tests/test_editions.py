@@ -178,17 +178,29 @@ def test_the_edition_library_imports_without_the_key(edition: Path) -> None:
     assert "No module named 'course_lib.envelope'" in done.stderr
 
 
+READY = ("01_envelope",)
+"""The assignments whose learners' notebook needs no key but those its own edition publishes (every one, in time)."""
+
+
 @pytest.mark.timeout(300)
-def test_run_all_of_the_learners_01_reaches_the_end_on_the_edition(
-    edition: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("assignment", READY)
+def test_run_all_of_a_learners_notebook_reaches_the_end_on_its_own_edition(
+    assignment: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    done = subprocess.run(
+        [COMMAND, "bundle", str(tmp_path / "out"), assignment], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    edition = tmp_path / "elsewhere"
+    shutil.move(tmp_path / "out", edition)
+    absent = unpublished(json.loads((edition / "edition.json").read_text(encoding="utf-8"))["published_keys"])
     spec = tmp_path / "kernels" / "edition"
     spec.mkdir(parents=True)
     argv = [sys.executable, "-S", "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     kernel = {"argv": argv, "display_name": "edition", "language": "python", "env": _isolated(edition)}
     (spec / "kernel.json").write_text(json.dumps(kernel), encoding="utf-8")
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
-    notebook = nbformat.read(edition / "notebooks" / f"{ASSIGNMENT}.ipynb", as_version=4)
+    notebook = nbformat.read(edition / "notebooks" / f"{assignment}.ipynb", as_version=4)
     probe = "import sys, course_lib\nprint(course_lib.__file__, sorted(m for m in sys.modules if 'course_lib' in m))"
     notebook.cells.append(new_code_cell(probe))
     folder = {"metadata": {"path": str(edition / "notebooks")}}
@@ -198,7 +210,8 @@ def test_run_all_of_the_learners_01_reaches_the_end_on_the_edition(
     client.execute()  # raises CellExecutionError at the first failing cell not tagged raises-exception
     printed = notebook.cells[-1].outputs[0]["text"]
     assert printed.startswith(str(edition / "course_lib" / "__init__.py"))
-    assert "course_lib.envelope" not in printed and str(Path(course_lib.__file__).parent) not in printed
+    assert str(Path(course_lib.__file__).parent) not in printed
+    assert absent and [module for module in sorted(absent) if f"'{module}'" in printed] == []
 
 
 def test_the_course_config_publishes_keys_and_the_command_line_overrides_it(tmp_path: Path) -> None:
