@@ -26,7 +26,7 @@ from pathlib import Path
 from course_grade.cluster.engine import LOCAL
 from course_grade.course import REPOSITORY_COURSE, Course, CourseError, load_config, use_this_environment
 from course_grade.editions.bundle import EditionError, build, plan
-from course_grade.pipeline import Pipeline, default_jobs
+from course_grade.pipeline import EDITION, INSTRUCTOR, Pipeline, default_jobs
 from course_grade.report.build import PLATFORMS
 from course_grade.report.roster import RosterError, read_roster
 from course_grade.summary import render
@@ -74,6 +74,12 @@ def parser() -> argparse.ArgumentParser:
         "--trusted-checks", action=argparse.BooleanOptionalAction, default=keep,
         help="rerun the instructor's tests outside the learner's kernel and grant a cell's points only when "
         "they pass too (default: on; off leaves nbgrader's scores alone, which a learner's code can fool)",
+    )  # fmt: skip
+    options.add_argument(
+        "--library", choices=(EDITION, INSTRUCTOR), default=keep,
+        help="what learners' code is graded against: edition (default: the learners' library of its "
+        "assignment, no key it has not been given; the hidden tests run outside the learner's kernel only) "
+        "or instructor (the instructor's library, every key in reach; the hidden tests run in the kernel too)",
     )  # fmt: skip
     options.add_argument(
         "--hide-hidden-tests", action=argparse.BooleanOptionalAction, default=keep,
@@ -191,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
             sandbox=getattr(args, "sandbox", "auto"), hide_hidden_tests=getattr(args, "hide_hidden_tests", True),
             trusted_checks=getattr(args, "trusted_checks", True), cluster=getattr(args, "cluster", LOCAL),
             regrade=getattr(args, "regrade", False), terminal=sys.stdout.isatty(),
+            library=getattr(args, "library", EDITION),
         ) as pipeline:  # fmt: skip
             pipeline.similarity_against = getattr(args, "similarity_against", None)
             pipeline.similarity_threshold = getattr(

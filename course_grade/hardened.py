@@ -39,6 +39,7 @@ from jupyter_core.utils import run_sync
 from nbclient.exceptions import DeadKernelError
 from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
+from nbgrader import utils  # type: ignore[import-untyped]
 from nbgrader.converters import Autograde, GenerateFeedback, NbGraderException  # type: ignore[import-untyped]
 from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[import-untyped]
 from traitlets import Bool, Integer
@@ -46,7 +47,7 @@ from traitlets import Bool, Integer
 from course_grade.hidden import for_feedback
 from course_grade.kernels import GradingKernelManager
 from course_grade.notebooks import node
-from course_grade.problems import cell_grade_id
+from course_grade.problems import cell_grade_id, visible
 
 DIED = "the kernel died while running this cell (os._exit, a crash or too much memory)"
 NOT_RUN = "not run: the kernel died in an earlier cell"
@@ -207,14 +208,26 @@ def _is_marker(output: NotebookNode) -> bool:
 
 
 class SafeOverwriteCells(OverwriteCells):  # type: ignore[misc]
-    """nbgrader's OverwriteCells; a cell it un-grades loses its whole nbgrader metadata, not just the id."""
+    """nbgrader's OverwriteCells; a cell it un-grades loses its whole nbgrader metadata, not just the id.
+
+    With `strip_hidden_tests`, the test cells it puts back lose their hidden regions too: the learner's
+    kernel runs only the visible tests, and the hidden ones run on the trusted side alone."""
+
+    strip_hidden_tests = Bool(False, help="Leave the hidden tests out of the learner's kernel.").tag(
+        config=True
+    )
 
     def preprocess(self, nb: NotebookNode, resources: Any) -> Any:
         """Drop the empty metadata DeduplicateIds leaves on extra copies, then overwrite as nbgrader does."""
         for cell in nb.cells:
             if "nbgrader" in cell.metadata and not cell.metadata.nbgrader.get("grade_id"):
                 del cell.metadata["nbgrader"]
-        return super().preprocess(nb, resources)
+        nb, resources = super().preprocess(nb, resources)
+        if self.strip_hidden_tests:
+            for cell in nb.cells:
+                if cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell):
+                    cell.source = visible(cell.source)
+        return nb, resources
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
         """Overwrite one cell; if nbgrader removed its grade_id (unknown cell), remove the rest too."""

@@ -96,7 +96,13 @@ def failing_line(error: dict[str, Any]) -> int | None:
 def verdict(source: str, error: dict[str, Any]) -> str | None:
     """The line a cell whose hidden test raised `error` shows ("hidden test k of N failed"); None when the
     error came from the visible part."""
-    line = failing_line(error)
+    return verdict_at(source, failing_line(error), str(error.get("ename", "")))
+
+
+def verdict_at(source: str, line: int | None, name: str) -> str | None:
+    """The line a cell shows when `line` of its source raised an error of class `name` ("hidden test k of N
+    failed"); None when that line is outside its hidden regions; "a hidden test failed" when the line is not
+    known."""
     inside = regions(source)
     if line is not None and not any(first <= line <= last for first, last in inside):
         return None
@@ -104,7 +110,6 @@ def verdict(source: str, error: dict[str, Any]) -> str | None:
     if line is None or not found:
         return "a hidden test failed"
     number = next((k for k, (_, last) in enumerate(found, 1) if line <= last), len(found))
-    name = str(error.get("ename", ""))
     why = f" ({name})" if isinstance(getattr(builtins, name, None), type) else ""
     return f"hidden test {number} of {len(found)} failed{why}"
 

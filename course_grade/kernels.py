@@ -17,6 +17,7 @@ process group.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import uuid
@@ -48,6 +49,21 @@ def kernel_environment(environment: dict[str, str]) -> dict[str, str]:
     return {
         name: value for name, value in environment.items() if name in KEPT or name.startswith(KEPT_PREFIXES)
     }
+
+
+class KernelCommandError(RuntimeError):
+    """A kernel command that cannot be graded against a learners' library (it does not start Python)."""
+
+
+def without_site(argv: list[str]) -> list[str]:
+    """A Python kernel's command with `-S` added: no `.pth` file runs, so no editable install of the course
+    puts the instructor's library on the path."""
+    if not argv or not Path(argv[0]).name.startswith("python"):
+        raise KernelCommandError(
+            f"cannot grade against the learners' library with the kernel command {argv[:3]}: it must start "
+            "Python (grade with --library instructor)"
+        )
+    return [argv[0], "-S", *argv[1:]]
 
 
 class IpcKernelManager(AsyncKernelManager):
@@ -85,6 +101,11 @@ class GradingKernelManager(IpcKernelManager):
 
     sandboxed = Bool(False, help="Run the kernel in course_grade.sandbox.").tag(config=True)
     hidden = List(Unicode(), help="More folders the sandboxed kernel must not see.").tag(config=True)
+    library = List(
+        Unicode(),
+        help="The kernel's whole module search path when it is graded against a learners' library "
+        "(`course_grade.editions.library`): the kernel starts with `-S` and sees only these folders.",
+    ).tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw: Any) -> Any:
         """A sandboxed kernel's sockets are in the job's own runtime folder, which the sandbox lets it see."""
@@ -95,9 +116,13 @@ class GradingKernelManager(IpcKernelManager):
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
         """Launch the kernel with only the kept variables, wrapped in the sandbox if asked."""
         kw["env"] = kernel_environment(dict(kw.get("env") or {}))
+        if self.library:
+            kernel_cmd = without_site(kernel_cmd)
+            kw["env"]["PYTHONPATH"] = os.pathsep.join(self.library)
         if self.sandboxed:
             cwd = Path(kw.get("cwd") or ".").resolve()
             kernel_cmd = sandbox.wrap(
-                kernel_cmd, writable=[cwd, Path(self.runtime)], hidden=[Path(p) for p in self.hidden], cwd=cwd
-            )
+                kernel_cmd, writable=[cwd, Path(self.runtime)], hidden=[Path(p) for p in self.hidden], cwd=cwd,
+                readable=[Path(self.library[0])] if self.library else [], course_lib=not self.library,
+            )  # fmt: skip
         await super()._async_launch_kernel(kernel_cmd, **kw)

@@ -27,6 +27,8 @@ from course_grade.cleaning import source_hash
 from course_grade.cluster.bundle import Bundle, source_files, submitted_files
 from course_grade.cluster.engine import LOCAL, Cluster
 from course_grade.course import Course, CourseError
+from course_grade.editions.bundle import EditionError
+from course_grade.editions.library import GradingLibrary, for_assignment
 from course_grade.export import export_csv
 from course_grade.feedback import finish
 from course_grade.files import fingerprint, remove_tree
@@ -63,6 +65,8 @@ from course_grade.workers import (
 )
 
 POOL = "pool"
+EDITION, INSTRUCTOR = "edition", "instructor"
+"""What learners' code is graded against (`--library`): its assignment's learners' library, or the instructor's."""
 """`--cluster pool`: autograde on this machine's pool of worker processes, without Dask."""
 
 NOTES = "grading_notes"
@@ -94,8 +98,15 @@ class Pipeline:
         cluster: str = LOCAL,
         regrade: bool = False,
         terminal: bool = False,
+        library: str = EDITION,
     ) -> None:
         self.course = course
+        self.library = library
+        """What a learner's code is graded against: `edition` (the learners' library of its assignment, the
+        hidden tests on the trusted side only) or `instructor` (the instructor's library in view, the hidden
+        tests in the kernel too)."""
+        self.libraries: dict[str, GradingLibrary] = {}
+        """The learners' library of each assignment graded against one in this run."""
         self.cluster = cluster
         """Where submissions are graded: `local` (a Dask LocalCluster), `tcp://HOST:PORT` (a Dask scheduler),
         or `pool` (this machine's pool of worker processes, without Dask)."""
@@ -145,7 +156,29 @@ class Pipeline:
         return Settings(
             self.course, self._scratch, template, self.course.exercise_ids(), self._config, self.sandboxed,
             known_sources(self.course), self.hide_hidden_tests, self.trusted_checks,
+            libraries=dict(self.libraries),
         )  # fmt: skip
+
+    def plan_libraries(self, names: list[str]) -> None:
+        """Choose what each assignment is graded against, and say it: its learners' library, or, when its
+        learners' notebooks import a key (or the trusted checks are off), the instructor's library."""
+        self.libraries = {}
+        if self.library != EDITION:
+            return
+        publish = [str(key) for key in self._config.Edition.get("published_keys", [])]
+        for name in names:
+            if not self.trusted_checks:
+                self.out(f"{name}: graded with the instructor's library in view (the trusted checks are off, "
+                         "so the hidden tests run in the learner's kernel)")  # fmt: skip
+                continue
+            notebooks = sorted(self.course.folder("release", assignment=name).glob("*.ipynb"))
+            try:
+                self.libraries[name] = for_assignment(name, publish, notebooks)
+            except EditionError as error:
+                self.out(f"{name}: graded with the instructor's library in view, since {error}")
+                continue
+            keys = ", ".join(self.libraries[name].published_keys) or "none"
+            self.out(f"{name}: graded against its learners' library (keys published: {keys})")
 
     def pool(self) -> Pool:
         """This machine's worker pool (feedback, and autograde with `--cluster pool`), started on first use."""
@@ -210,6 +243,7 @@ class Pipeline:
                     jobs.append(job)
         if jobs:
             self.start()  # the workers start while the template gradebook is built
+        self.plan_libraries(used)
         template = self._scratch / "template.db"
         build_template(self.course.db_url, template, self.course.course_id, used)
         settings = self.settings(template.read_bytes())
@@ -273,6 +307,7 @@ class Pipeline:
         """The options of this run that can change a score (part of a submission's mark)."""
         return {
             "timeout": self.course.timeout, "sandbox": self.sandboxed, "trusted_checks": self.trusted_checks,
+            "library": self.library,
         }  # fmt: skip
 
     def _graded_before(self, gradebook: Gradebook, job: AutogradeJob, mark: str) -> bool:

@@ -91,12 +91,12 @@ def why_unavailable() -> str:
     return f"this kernel refused to create the namespaces{mode}"
 
 
-def environment_paths() -> list[Path]:
-    """What a Python of this environment needs to read: its prefixes and `course_lib` (not the rest of sys.path,
-    which may hold the repository or the course)."""
+def environment_paths(course_lib: bool = True) -> list[Path]:
+    """What a Python of this environment needs to read: its prefixes and, if `course_lib`, the installed
+    `course_lib` (not the rest of sys.path, which may hold the repository or the course)."""
     paths = [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
     paths.append(str(Path(sys.executable).resolve().parent))
-    spec = importlib.util.find_spec("course_lib")
+    spec = importlib.util.find_spec("course_lib") if course_lib else None
     if spec is not None and spec.submodule_search_locations:
         paths += list(spec.submodule_search_locations)
     return [Path(p) for p in paths if p and Path(p).is_dir()]
@@ -118,18 +118,21 @@ def wrap(
     readable: Sequence[Path] = (),
     hidden: Sequence[Path] = (),
     cwd: Path | None = None,
+    course_lib: bool = True,
 ) -> list[str]:
     """The command running `argv` in the sandbox: only `writable` writable, `readable` and Python read-only.
 
     `hidden` adds folders to hide (the course directory, the run's scratch folder); a writable or readable
     folder inside a hidden one is still reachable. The command starts in `cwd` (default: the first writable
     folder, else /). The caller's environment variables pass through; HOME and TMPDIR are a private /tmp.
+    Without `course_lib`, the installed (instructor's) library is not shown: the command is graded against
+    a learners' library passed in `readable`.
     """
     tools = _tools()
     if tools is None:
         raise SandboxUnavailable(why_unavailable())
     write = [Path(p).resolve() for p in writable]
-    read = [p for p in _outermost([*environment_paths(), *readable]) if p not in write]
+    read = [p for p in _outermost([*environment_paths(course_lib), *readable]) if p not in write]
     cover = [p for p in _outermost([*map(Path, HIDDEN), *hidden]) if p.is_dir()]
     start = Path(cwd).resolve() if cwd is not None else (write[0] if write else Path("/"))
     user = USERS[0] + zlib.crc32(str(write[0] if write else start).encode()) % USERS[1]

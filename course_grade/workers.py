@@ -37,6 +37,7 @@ from traitlets.config import Config
 from course_grade import sandbox
 from course_grade.cleaning import clean, cleaning_note, flag_note, flags
 from course_grade.course import Course
+from course_grade.editions.library import GradingLibrary, lay_out, search_path
 from course_grade.files import changed, copy_regular_files, files_under, fingerprint, remove_tree
 from course_grade.gradebook import SubmissionGrades, definitions, read_results
 from course_grade.hardened import (
@@ -50,6 +51,9 @@ from course_grade.problems import Note, execution_notes, inspect_submission
 from course_grade.trusted.grading import trusted_verdicts
 from course_grade.trusted.runner import NotebookVerdict
 from course_grade.trusted.session import Wrap, identity
+
+HIDDEN_FAILED = "HiddenTestFailed"
+"""The error a test cell shows when its hidden tests failed on the trusted side."""
 
 READY = "ready"
 """What a worker says once it can take jobs."""
@@ -84,6 +88,10 @@ class Settings:
     hidden: tuple[str, ...] = ()
     """More folders no learner's code may see (a Dask task adds the real course and scratch folders of the
     machine running `course-grade`, since it grades in a copy of the course)."""
+    libraries: Mapping[str, GradingLibrary] = field(default_factory=dict)
+    """assignment -> the learners' library its submissions are graded against (`editions.library`): the
+    kernel and the trusted checks' learner process see only it, and the hidden tests run on the trusted side
+    alone. An assignment absent here is graded with the instructor's library in view."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +205,10 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     config.GradingKernelManager.sandboxed = settings.sandbox
     config.GradingKernelManager.runtime = str(scratch / "k")
     config.GradingKernelManager.hidden = [str(real.root), str(settings.scratch), *settings.hidden]
+    library = settings.libraries.get(job.assignment) if settings.trusted_checks else None
+    search = search_path(lay_out(library, scratch / "library")) if library is not None else []
+    config.GradingKernelManager.library = search
+    config.SafeOverwriteCells.strip_hidden_tests = library is not None
     outcome = convert(LiteralAutograde, config, job.assignment, job.student)
     notes += _side_effects(
         changed(before, fingerprint(course, skip=course / "autograded")), autograded, expected
@@ -213,20 +225,56 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     grades = read_results(url, real.course_id, job.assignment, job.student, list(notebooks))
     source = real.folder("source", assignment=job.assignment)
     if settings.trusted_checks:
-        wrap = _trusted_wrap(settings, scratch) if settings.sandbox else identity
-        verdicts = trusted_verdicts(grades, source, as_submitted, wrap, scratch, timeout)
+        wrap = _trusted_wrap(settings, scratch, search) if settings.sandbox else identity
+        verdicts = trusted_verdicts(grades, source, as_submitted, wrap, scratch, timeout, search)
+        if library is not None:
+            notebooks = {name: hidden_failures(data, verdicts, name) for name, data in notebooks.items()}
         return AutogradeResult(grades, tuple(notes), notebooks, verdicts=verdicts)
     return AutogradeResult(grades, tuple(notes), notebooks)
 
 
-def _trusted_wrap(settings: Settings, scratch: Path) -> Wrap:
+def hidden_failures(data: bytes, verdicts: tuple[NotebookVerdict, ...], name: str) -> bytes:
+    """An autograded notebook whose kernel ran only the visible tests, with each test cell whose hidden tests
+    failed on the trusted side (or could not run there) given the one error output its learner may read: the
+    cell then scores 0, as nbgrader scores a failing test, and its feedback says which hidden test failed."""
+    verdict = next((v for v in verdicts if v.name == name), None)
+    cells = {cell.grade_id: cell for cell in verdict.cells} if verdict is not None else {}
+    notebook = json.loads(data)
+    for cell in notebook.get("cells", []):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.get("cell_type") != "code" or not meta.get("grade") or meta.get("solution"):
+            continue
+        if any(output.get("output_type") == "error" for output in cell.get("outputs", [])):
+            continue  # the visible tests failed: the kernel's own error is what the learner reads
+        found = cells.get(meta.get("grade_id", ""))
+        if found is None or found.passed is None:
+            message = "its hidden tests could not be run; an instructor will look at it"
+        elif found.passed or not found.hidden:
+            continue  # passed, or failed in a visible test the kernel passed: the trusted verdict's to note
+        else:
+            message = found.hidden
+        cell.setdefault("outputs", []).append(
+            {
+                "output_type": "error",
+                "ename": HIDDEN_FAILED,
+                "evalue": message,
+                "traceback": [f"{HIDDEN_FAILED}: {message}"],
+            }  # fmt: skip
+        )
+    return json.dumps(notebook).encode("utf-8")
+
+
+def _trusted_wrap(settings: Settings, scratch: Path, path: list[str]) -> Wrap:
     """The sandbox for the trusted checks' learner process: it may write only its own folder under the job's
-    scratch, and read Python, course_lib and course_grade (never the course or other jobs)."""
+    scratch, and read Python and course_grade's trusted package with course_lib, or the learners' library it
+    is graded against (`path`), but never the course or other jobs."""
     folder = scratch / "trusted"
     folder.mkdir(parents=True, exist_ok=True)
-    package = Path(__file__).resolve().parent
+    readable = [Path(path[0])] if path else [Path(__file__).resolve().parent]
     hidden = [settings.course.root, settings.scratch, *map(Path, settings.hidden)]
-    return lambda argv: sandbox.wrap(argv, writable=[folder], readable=[package], hidden=hidden)
+    return lambda argv: sandbox.wrap(
+        argv, writable=[folder], readable=readable, hidden=hidden, course_lib=not path
+    )
 
 
 def _stage(job: AutogradeJob, settings: Settings, scratch: Path) -> tuple[str, list[Note]]:

@@ -62,17 +62,40 @@ def plan(assignments: Iterable[str], publish: Iterable[str], notebooks: Path) ->
         f"{assignment} builds on the keys of {', '.join(BUILDS_ON[assignment])}: this edition publishes them"
         for assignment in chosen if BUILDS_ON.get(assignment)
     ]  # fmt: skip
-    files = modules(LIBRARY)
-    edges = graph(files)
     left_out = unpublished(published)
-    kept = tuple(name for name in files if not closure(name, edges) & left_out)
-    problems = []
+    paths = []
     for assignment in chosen:
         path = notebooks / f"{assignment}.ipynb"
         if not path.is_file():
             raise EditionError(
                 f"{path} is missing: regenerate the learners' versions (python3 course.py build)"
             )
+        paths.append(path)
+    problems = key_imports(paths, left_out)
+    if problems:
+        raise EditionError(
+            "these notebooks import keys this edition does not publish (publish them with --publish-keys, or "
+            "rewrite the notebook so that it needs no key):\n  " + "\n  ".join(problems)
+        )
+    kept = kept_modules(left_out)
+    return Edition(chosen, tuple(published), kept, tuple(notes))
+
+
+def kept_modules(left_out: set[str]) -> tuple[str, ...]:
+    """The library's modules an edition leaving out the key modules `left_out` holds: those reaching none."""
+    files = modules(LIBRARY)
+    edges = graph(files)
+    return tuple(name for name in files if not closure(name, edges) & left_out)
+
+
+def key_imports(paths: Iterable[Path], left_out: set[str]) -> list[str]:
+    """What the learners' notebooks at `paths` import that is, or needs, one of the key modules `left_out`,
+    one line each ("notebooks/x.ipynb: `import ...` needs course_lib.y (the key of z)"); empty when nothing.
+    Raises EditionError on a notebook that holds a solution or a hidden test (not a learners' version)."""
+    files = modules(LIBRARY)
+    edges = graph(files)
+    problems = []
+    for path in paths:
         text = path.read_text(encoding="utf-8")
         for marker in MARKERS:
             if marker in text:
@@ -82,12 +105,7 @@ def plan(assignments: Iterable[str], publish: Iterable[str], notebooks: Path) ->
             if need.module in files and missing:
                 keys = "; ".join(f"{key} (the key of {', '.join(owners(key))})" for key in missing)
                 problems.append(f"notebooks/{path.name}: `{need.statement}` needs {keys}")
-    if problems:
-        raise EditionError(
-            "these notebooks import keys this edition does not publish (publish them with --publish-keys, or "
-            "rewrite the notebook so that it needs no key):\n  " + "\n  ".join(dict.fromkeys(problems))
-        )
-    return Edition(chosen, tuple(published), kept, tuple(notes))
+    return list(dict.fromkeys(problems))
 
 
 def build(out: Path, edition: Edition, notebooks: Path) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from course_grade.gradebook import NotebookGrades, SubmissionGrades
@@ -55,11 +55,13 @@ def trusted_verdicts(
     wrap: Wrap = identity,
     scratch: Path | None = None,
     cell_seconds: float = LEARNER_CELL_SECONDS,
+    path: Sequence[str] = (),
 ) -> tuple[NotebookVerdict, ...]:
     """Run the trusted checks of each graded notebook: the instructor's in `source`, the learner's as submitted.
 
     `submitted` maps notebook name -> the submitted file's bytes, read before nbgrader ran the learner's code;
-    `cell_seconds` is how long one of the learner's cells may run (the course's nbgrader timeout).
+    `cell_seconds` is how long one of the learner's cells may run (the course's nbgrader timeout); `path`, when
+    given, is the learner process's whole module search path (a learners' library: `editions.library`).
     """
     verdicts = []
     for graded in grades.notebooks:
@@ -68,7 +70,7 @@ def trusted_verdicts(
             learner = json.loads(submitted[graded.name].decode("utf-8"))
             folder = None if scratch is None else scratch / "trusted" / "learner" / graded.name / "work"
             verdict = check_notebook(
-                graded.name, instructor, learner, wrap, folder, learner_cell_seconds=cell_seconds
+                graded.name, instructor, learner, wrap, folder, learner_cell_seconds=cell_seconds, path=path
             )
         except Exception as error:  # fail closed: nothing the trusted side could not check keeps its points
             verdict = NotebookVerdict(

@@ -17,11 +17,12 @@ import io
 import tempfile
 import time
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from course_grade.hidden import verdict_at
 from course_grade.trusted.coverage import unverified
 from course_grade.trusted.objects import RemoteClass, RemoteInstance
 from course_grade.trusted.rpc import PeerFailure, Remote
@@ -49,7 +50,10 @@ class CellVerdict:
     passed: bool | None
     """True or False; None when the cell could not be checked here (the reason says why)."""
     reason: str = ""
-    """Why it failed or was not checked; empty when it passed."""
+    """Why it failed or was not checked; empty when it passed. For the instructor: it may quote a hidden test."""
+    hidden: str = ""
+    """When a hidden test of the cell failed: the one line a learner may see ("hidden test 2 of 5 failed");
+    empty otherwise."""
 
 
 @dataclass(frozen=True)
@@ -305,14 +309,16 @@ def check_notebook(
     cell_seconds: float = CELL_SECONDS,
     call_seconds: float = CALL_SECONDS,
     learner_cell_seconds: float = LEARNER_CELL_SECONDS,
+    path: Sequence[str] = (),
 ) -> NotebookVerdict:
-    """Trusted verdicts of every test cell of the notebook `name` for one submission."""
+    """Trusted verdicts of every test cell of the notebook `name` for one submission (`path`: the learner
+    process's module search path when it is graded against a learners' library)."""
     start = time.perf_counter()
     steps = plan(source, submitted)
     with contextlib.ExitStack() as stack:
         if folder is None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="learner-")))
-        learner = stack.enter_context(LearnerProcess(folder, wrap, call_seconds))
+        learner = stack.enter_context(LearnerProcess(folder, wrap, call_seconds, path=path))
         run = _Run(name, steps, learner, cell_seconds, learner_cell_seconds)
         cells = run.all()
     return NotebookVerdict(name, tuple(cells), tuple(run.flags), time.perf_counter() - start)
@@ -518,9 +524,10 @@ class _Run:
         except PeerFailure as error:
             reason = self.learner.why_not() if not self.learner.alive else str(error)
             self.learner.stop()
-            return CellVerdict(grade_id, False, reason[:300])
+            return CellVerdict(grade_id, False, reason[:300], _hidden_failure(grade_id, text, error))
         except BaseException as error:  # a failing test is a verdict, whatever it raised
-            return CellVerdict(grade_id, False, f"{type(error).__name__}: {error}"[:300])
+            reason = f"{type(error).__name__}: {error}"[:300]
+            return CellVerdict(grade_id, False, reason, _hidden_failure(grade_id, text, error))
         finally:
             if self.learner.endpoint is not None:
                 self.learner.endpoint.deadline = None
@@ -541,6 +548,20 @@ class _Run:
             flag = f"the learner's code called the reference {str(item)[:80]} during the trusted checks"
             if flag not in self.flags:
                 self.flags.append(flag)
+
+
+def _hidden_failure(grade_id: str, text: str, error: BaseException) -> str:
+    """What a learner may read of a test cell's failure: "hidden test k of N failed" when the line of the cell
+    that raised lies in a hidden region, else "" (a visible test's failure is the kernel's to show)."""
+    line = None
+    trace = error.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename == f"<{grade_id}>":
+            line = trace.tb_lineno
+            break  # the outermost frame of the cell: the test's own line
+        trace = trace.tb_next
+    found = verdict_at(text, line, type(error).__name__)
+    return "" if found is None else found
 
 
 @contextlib.contextmanager

@@ -28,6 +28,9 @@ Wrap = Callable[[list[str]], list[str]]
 LOAD_SECONDS = 60.0
 """How long the learner's process may take to start and import what it needs."""
 
+MODULE = "course_grade.trusted.learner"
+"""The learner half of the trusted checks."""
+
 CALL_SECONDS = 30.0
 """How long the trusted side waits for any one message of the learner's process."""
 
@@ -68,11 +71,16 @@ class LearnerProcess:
         wrap: Wrap = identity,
         call_seconds: float = CALL_SECONDS,
         python: Sequence[str] = (sys.executable, "-I"),
+        path: Sequence[str] = (),
     ) -> None:
         self.folder = folder
         self.wrap = wrap
         self.call_seconds = call_seconds
         self.python = list(python)
+        self.path = list(path)
+        """The process's whole module search path when it is graded against a learners' library (it then
+        starts with `-S`, so no `.pth` file, and no editable install of the course, adds to it); empty: the
+        environment's own."""
         self.process: subprocess.Popen[bytes] | None = None
         self.endpoint: Endpoint | None = None
 
@@ -88,7 +96,7 @@ class LearnerProcess:
         """Start the process (no cells run yet); a failure to start is a PeerFailure."""
         self.stop()
         self.folder.mkdir(parents=True, exist_ok=True)
-        argv = self.wrap([*self.python, "-m", "course_grade.trusted.learner"])
+        argv = self.wrap(self.command())
         self.process = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=self.folder, env=clean_environment(self.folder), start_new_session=True, close_fds=True,
@@ -106,6 +114,13 @@ class LearnerProcess:
         )
         self.endpoint.timeout = self.call_seconds
         return self._loaded(reply)
+
+    def command(self) -> list[str]:
+        """The command line of the learner's process, before the wrapper."""
+        if not self.path:
+            return [*self.python, "-m", MODULE]
+        start = f"import runpy, sys; sys.path[:0] = {self.path!r}; runpy.run_module({MODULE!r}, run_name='__main__')"
+        return [*self.python, "-S", "-c", start]
 
     def relay_more(self, port: int) -> None:
         """Relay one more stand-in port to the learner's process (started by a test cell, after it)."""
