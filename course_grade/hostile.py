@@ -41,6 +41,8 @@ from course_grade.attacks import (
     attack,
 )
 from course_grade.course import REPOSITORY_COURSE, Course
+from course_grade.editions.bundle import EditionError
+from course_grade.editions.library import for_assignment
 from course_grade.notebooks import node, read, write
 from course_grade.problems import cell_grade_id, is_test
 from course_grade.trusted.attacks import ROUTES, bypass, reference_module
@@ -276,7 +278,7 @@ def build(course: Course, assignment: str, port: int = 9) -> dict[str, tuple[Cas
         (Case("settrace", "the learner's version; installs a trace function", "zero", ("flagged",)),
          notebook(attacked(SETTRACE))),
     ]  # fmt: skip
-    cases += _own_work_cases(instructor, first, notebook)
+    cases += _own_work_cases(instructor, first, notebook, _against_edition(course, assignment))
     if others:
         other = others[0]
         foreign = course.folder("source", assignment=other) / f"{course.notebooks(other)[0]}.ipynb"
@@ -292,17 +294,39 @@ def _replace(code: str) -> Callable[[str], str]:
     return lambda _: code
 
 
+def _against_edition(course: Course, assignment: str) -> bool:
+    """Whether `course-grade` grades the assignment against its learners' library by default (its learners'
+    notebooks import no key they are not given)."""
+    publish = [str(key) for key in course.config().Edition.get("published_keys", [])]
+    try:
+        for_assignment(
+            assignment, publish, sorted(course.folder("release", assignment=assignment).glob("*.ipynb"))
+        )
+    except EditionError:
+        return False
+    return True
+
+
 def _own_work_cases(
-    instructor: Notebook, first: str, notebook: Callable[[Notebook], Callable[[Path], object]]
+    instructor: Notebook, first: str, notebook: Callable[[Notebook], Callable[[Path], object]], edition: bool
 ) -> list[tuple[Case, Callable[[Path], object]]]:
-    """The trusted checks' cases: the first exercise answered by its reference through a hidden route."""
+    """The trusted checks' cases: the first exercise answered by its reference through a hidden route.
+
+    Graded against the learners' library (`edition`), the reference is not there to call: each route fails
+    where it reaches for it, so only the source's own flag (and the rebound helper's) remains; with the
+    instructor's library, the trusted checks also see the call."""
     function = _first_function(next(cell.source for cell in instructor.cells if cell_grade_id(cell) == first))
     module = reference_module(function) if function else None
     if function is None or module is None:
         return []
     cases = []
     for student, (what, route) in ROUTES.items():
-        kinds = ("flagged", "possible-tampering", "review") if route == "rebound" else ("flagged", "review")
+        if edition:
+            kinds: tuple[str, ...] = ("flagged", "review") if route == "rebound" else ("flagged",)
+        else:
+            kinds = (
+                ("flagged", "possible-tampering", "review") if route == "rebound" else ("flagged", "review")
+            )
         code = bypass(route, function, module)
         cases.append(
             (Case(student, what, "second", kinds), notebook(_edit(instructor, first, _replace(code))))
