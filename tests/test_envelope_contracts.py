@@ -1,4 +1,4 @@
-"""Notebook 01's instructor solution of Part A against course_lib.envelope.parse_envelope, over generated inputs.
+"""Notebook 01's instructor solutions: Part A against course_lib.envelope.parse_envelope, Part B against its list.
 
 The inputs vary everything Part A's list rules on: the type of `raw` (dicts, an OrderedDict, lists, strings),
 keys that are not `str`, `kind` near the two valid ones, keys missing and extra, `text`, `id` and `name` of other
@@ -11,6 +11,7 @@ naming the same fields, and neither may change its input.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -199,3 +200,63 @@ def test_the_generator_reaches_both_branches_and_refusals() -> None:
     collect()
     assert seen.get("call", 0) >= 20 and seen.get("final", 0) >= 20
     assert {"envelope", "kind", "missing", "unexpected", "text", "id", "name", "arguments"} <= set(seen)
+
+
+# Part B has no reference in course_lib: its instructor's solution is compared with the list's bullets, read
+# literally, over messages of the shape the part covers.
+
+ARGUMENT_STRINGS = ['{"note_id": "n1"}', "{}", "[1, 2]", '"text"', "null", '{"a": {"b": [1.5, true]}}', "",
+                    "{'a': 1}", '{"a": 1} trailing', "{a: 1}", '{"a": 1']  # fmt: skip
+
+
+@st.composite
+def messages(draw: st.DrawFn) -> dict[str, Any]:
+    """A Chat Completions assistant message: content a str or None, tool_calls absent, None, [] or some calls."""
+    message: dict[str, Any] = {"role": "assistant", "content": draw(st.sampled_from(["Done.", "", None]))}
+    calls = [
+        {"id": f"call_{index}", "type": "function",
+         "function": {"name": draw(st.sampled_from(["read_note", "x"])), "arguments": arguments}}
+        for index, arguments in enumerate(draw(st.lists(st.sampled_from(ARGUMENT_STRINGS), max_size=3)))
+    ]  # fmt: skip
+    choice = draw(st.sampled_from(["calls", "calls", "absent", "none"]))
+    if choice != "absent":
+        message["tool_calls"] = calls if choice == "calls" else None
+    return message
+
+
+def stated(message: dict[str, Any]) -> tuple[Any, ...]:
+    """What Part B's bullets say `chat_message_to_envelopes(message)` gives."""
+    calls = message.get("tool_calls") or []
+    if not calls:
+        return ("result", [{"kind": "final", "text": message["content"]}])
+    envelopes = []
+    for call in calls:
+        try:
+            arguments = json.loads(call["function"]["arguments"])
+        except ValueError:
+            return ("EnvelopeError", {"arguments"})
+        envelopes.append(
+            {"kind": "call", "id": call["id"], "name": call["function"]["name"], "arguments": arguments}
+        )
+    return ("result", envelopes)
+
+
+@pytest.fixture(scope="module")
+def adapter() -> Iterator[Any]:
+    """The instructor's chat_message_to_envelopes."""
+    with instructor_solution("01_envelope", "chat_message_to_envelopes") as namespace:
+        yield namespace["chat_message_to_envelopes"]
+
+
+@SETTINGS
+@given(message=messages())
+def test_the_instructors_adapter_does_what_its_list_says(adapter: Any, message: dict[str, Any]) -> None:
+    before = copy.deepcopy(message)
+    try:
+        got: tuple[Any, ...] = ("result", adapter(message))
+    except EnvelopeError as error:
+        got = (
+            "EnvelopeError",
+            {word for word in FIELDS if re.search(rf"\b{word}\b", str(error))} & {"arguments"},
+        )
+    assert got == stated(message) and message == before
