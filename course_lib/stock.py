@@ -3,17 +3,19 @@
 The application owns the tool names, their argument contracts and the data. A requested name is
 only ever a key into `tools`; it never becomes code, a command or an import. Every way a request
 can be wrong ends as a `DispatchError` (a `ValueError`); a non-str request is a `TypeError`.
+This module is the key of notebook 02 and holds only the dispatcher; the inventory, the limits and the tool
+table are infrastructure, in `course_lib.inventory` (re-exported here for existing callers).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any
 
 from course_lib.errors import DispatchError
+from course_lib.inventory import MAX_NESTING, MAX_REQUEST_BYTES, STOCK, STOCK_TOOLS, ToolRule, stock_lookup
 
 __all__ = [
     "MAX_NESTING",
@@ -26,36 +28,6 @@ __all__ = [
     "dispatch_with",
     "stock_lookup",
 ]
-
-STOCK: Mapping[str, int] = MappingProxyType({"PEN": 12, "BOOK": 3})
-"""Available quantity per SKU; read-only so no caller can change the shared inventory."""
-
-MAX_REQUEST_BYTES = 2048
-"""The largest request accepted, measured in UTF-8 bytes before parsing."""
-
-MAX_NESTING = 64
-"""The deepest bracket nesting accepted; checked before parsing so json never recurses deeply."""
-
-
-class ToolRule(NamedTuple):
-    """What the application allows for one tool: its exact argument names and the function that runs it."""
-
-    arguments: frozenset[str]
-    handler: Callable[[dict[str, Any]], dict[str, Any]]
-
-
-def stock_lookup(arguments: dict[str, Any]) -> dict[str, Any]:
-    """Look up the available quantity of one known SKU."""
-    sku = arguments["sku"]
-    if type(sku) is not str or sku not in STOCK:
-        raise DispatchError(f"unknown sku: {sku!r}")
-    return {"sku": sku, "available": STOCK[sku]}
-
-
-STOCK_TOOLS: Mapping[str, ToolRule] = MappingProxyType(
-    {"stock_lookup": ToolRule(frozenset({"sku"}), stock_lookup)}
-)
-"""The only tool `dispatch` offers."""
 
 
 def dispatch(raw: str) -> dict[str, Any]:

@@ -68,7 +68,7 @@ QUOTING = [
 
 
 def test_the_audited_parts_state_their_contracts() -> None:
-    """The parser finds the lists it is meant to check: 03's and 05's Parts A and B, 04's D and E, 06's A, 07's F."""
+    """The parser finds the lists it is meant to check: A and B of 01, 02, 03 and 05, 04's D and E, 06's A, 07's F."""
     audited = [
         ("04_wire", "assemble_chat_stream"),
         ("04_wire", "assemble_responses_stream"),
@@ -78,6 +78,10 @@ def test_the_audited_parts_state_their_contracts() -> None:
         ("03_loop", "chat_tool_loop"),
         ("03_loop", "responses_tool_loop"),
         ("06_security", "safe_arithmetic"),
+        ("02_dispatcher", "dispatch"),
+        ("02_dispatcher", "dispatch_with"),
+        ("01_envelope", "parse_envelope"),
+        ("01_envelope", "chat_message_to_envelopes"),
     ]
     assert all(len(CONTRACTS[name].get(cell, [])) >= 5 for name, cell in audited)
     assert len(CONTRACTS["05_failures"].get("tighten_average", [])) >= 3
@@ -118,6 +122,10 @@ TEMPLATES = [
     ("03_loop", "_CHAT_OK", "chat_tool_loop"),
     ("03_loop", "_RESPONSES_OK", "responses_tool_loop"),
     ("06_security", "_SAFE_OK", "safe_arithmetic"),
+    ("02_dispatcher", "_PARSE_AND_DISPATCH_OK", "dispatch"),
+    ("02_dispatcher", "_DISPATCH_WITH_OK", "dispatch_with"),
+    ("01_envelope", "_PARSE_OK", "parse_envelope"),
+    ("01_envelope", "_ADAPTER_OK", "chat_message_to_envelopes"),
 ]
 
 

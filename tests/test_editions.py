@@ -60,10 +60,20 @@ def test_a_key_reaches_only_the_keys_it_declares_it_builds_on(assignment: str) -
         assert closure(module, EDGES) & every_key <= allowed, module
 
 
-def test_the_bundle_refuses_a_notebook_that_needs_an_unpublished_key() -> None:
+def _importing_the_key(folder: Path, assignment: str = "02_dispatcher") -> Path:
+    """A copy of the learners' notebooks in which `assignment`'s also imports its own key (as 02's once did)."""
+    shutil.copytree(NOTEBOOKS, folder)
+    path = folder / f"{assignment}.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells.insert(1, new_code_cell("from course_lib import stock"))
+    nbformat.write(notebook, path)
+    return folder
+
+
+def test_the_bundle_refuses_a_notebook_that_needs_an_unpublished_key(tmp_path: Path) -> None:
     with pytest.raises(EditionError, match=r"02_dispatcher\.ipynb: `from course_lib import stock` needs "
                        r"course_lib\.stock \(the key of 02_dispatcher\)"):  # fmt: skip
-        plan(["02_dispatcher"], [], NOTEBOOKS)
+        plan(["02_dispatcher"], [], _importing_the_key(tmp_path / "notebooks"))
 
 
 def test_bundling_an_assignment_publishes_and_names_the_keys_it_builds_on() -> None:
@@ -178,7 +188,7 @@ def test_the_edition_library_imports_without_the_key(edition: Path) -> None:
     assert "No module named 'course_lib.envelope'" in done.stderr
 
 
-READY = ("01_envelope",)
+READY = ("01_envelope", "02_dispatcher")
 """The assignments whose learners' notebook needs no key but those its own edition publishes (every one, in time)."""
 
 
@@ -216,7 +226,7 @@ def test_run_all_of_a_learners_notebook_reaches_the_end_on_its_own_edition(
 
 def test_the_course_config_publishes_keys_and_the_command_line_overrides_it(tmp_path: Path) -> None:
     course = fresh_course(tmp_path)
-    shutil.copytree(NOTEBOOKS, tmp_path / "notebooks")
+    _importing_the_key(tmp_path / "notebooks")
     with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
         config.write('\nc.Edition.published_keys = ["02_dispatcher"]\n')
     bundle = [COMMAND, "bundle", "--course", str(course)]

@@ -107,7 +107,7 @@ def test_an_error_raised_on_a_hidden_input_shows_no_input() -> None:
 # End to end: `course-grade run` on 01, a wrong answer, a source printer and a visible failure.
 
 STUDENTS = {
-    "isinstance": "isinstance checks",
+    "isinstance": "isinstance(..., str) for text, id and name",
     "shallow": "returns a shallow copy, dict(raw)",
 }
 """student -> the start of the `why` of the published wrong answer they submit for parse_envelope."""

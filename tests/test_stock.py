@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from course_lib import stock
 from course_lib.errors import DispatchError
 from course_lib.fixtures import load_fixture
-from course_lib.stock import MAX_REQUEST_BYTES, STOCK, STOCK_TOOLS, ToolRule, dispatch, dispatch_with
+from course_lib.inventory import MAX_REQUEST_BYTES, STOCK, STOCK_TOOLS, ToolRule
+from course_lib.stock import dispatch, dispatch_with
 
 ACCEPTED = load_fixture("stock_accepted")
 REJECTED = load_fixture("stock_rejected")

@@ -26,6 +26,29 @@ ADAPTER_TESTS = (
     "test_chat_message_to_envelopes_bad_json",
 )
 
+# The sentences of the contracts (bullets of the "Your function must" lists) the wrong answers break.
+A_OWN = "importing, wrapping or calling the reference, `course_lib.envelope`, scores nothing"
+A_DICT = "refuse a `raw` that is not exactly a `dict`"
+A_STR_KEYS = "refuse a `raw` with a key that is not a `str`"
+A_KIND = 'require `kind`, present and exactly the string `"final"` or `"call"`'
+A_KEYS = "require exactly the keys of that kind"
+A_MISSING = "when keys are missing, name every missing one in the message"
+A_STR = "require `text`, `id` and `name` to be exactly `str`"
+A_ID = "refuse a blank `id`"
+A_NAME = "require `name` to match `[a-zA-Z0-9_-]{1,64}` as a whole"
+A_ARGUMENTS = "require `arguments` to be exactly a `dict`"
+A_JSON = "accept inside `arguments`, at any depth, only"
+A_DEPTH = "accept `arguments` nested 64 containers deep"
+A_COPY = "return a new dict, equal to `raw` when `raw` is accepted"
+A_MESSAGES = "put in every `EnvelopeError` message the name of the offending field"
+B_OWN = "importing, wrapping or calling anything from `course_lib.envelope` scores nothing"
+B_EACH = "return one call envelope per tool call, in the order of `tool_calls`"
+B_BUILD = "build each call envelope as"
+B_CALLS_WIN = "return only the calls when the message has both `content` and tool calls"
+B_FINAL = 'return `[{"kind": "final", "text": message["content"]}]`'
+B_BAD_JSON = "raise an `EnvelopeError` whose message names `arguments`"
+B_TRANSLATE = "translate only, checking nothing else"
+
 _PARSE_OK = '''
 def parse_envelope(raw):
     """A correct answer, written differently from the notebook's."""
@@ -105,6 +128,7 @@ WRONG_ANSWERS = [
         "imports the library's parse_envelope instead of writing one",
         "from course_lib.envelope import parse_envelope\n",
         ALL_PARSE_TESTS,
+        breaks=A_OWN,
     ),
     WrongAnswer(
         PARSE,
@@ -112,6 +136,7 @@ WRONG_ANSWERS = [
         "import course_lib.envelope as lib\n\n\n"
         "def parse_envelope(raw):\n    return lib.parse_envelope(raw)\n",
         ALL_PARSE_TESTS,
+        breaks=A_OWN,
     ),
     WrongAnswer(
         PARSE,
@@ -122,25 +147,66 @@ WRONG_ANSWERS = [
             (_CALL_RETURN, 'copy_json(raw["arguments"], 1)\n    return dict(raw)'),
         ),
         ("test_parse_envelope_copy",),
+        breaks=A_COPY,
     ),
     WrongAnswer(
         PARSE,
         "copy.copy for a call: the outer dict is new, everything inside it is an alias",
         splice(_PARSE_OK, (_CALL_RETURN, 'copy_json(raw["arguments"], 1)\n    return copy.copy(raw)')),
         ("test_parse_envelope_copy",),
+        breaks=A_COPY,
     ),
     WrongAnswer(
         PARSE,
-        "isinstance checks: accept str subclasses and dict subclasses (OrderedDict) at the boundary",
+        "isinstance(raw, dict): an OrderedDict envelope is read",
+        splice(_PARSE_OK, ("if type(raw) is not dict:", "if not isinstance(raw, dict):")),
+        ("test_parse_envelope_not_a_dict",),
+        breaks=A_DICT,
+    ),
+    WrongAnswer(
+        PARSE,
+        "isinstance(..., str) for text, id and name: a str subclass passes",
+        splice(_PARSE_OK, ("if type(raw[field]) is not str:", "if not isinstance(raw[field], str):")),
+        ("test_parse_envelope_types",),
+        breaks=A_STR,
+    ),
+    WrongAnswer(
+        PARSE,
+        "isinstance(arguments, dict), then dict(): an OrderedDict of arguments is read",
         splice(
             _PARSE_OK,
-            ("if type(raw) is not dict:", "if not isinstance(raw, dict):"),
-            ("if type(raw[field]) is not str:", "if not isinstance(raw[field], str):"),
-            ("if type(kind) is not str or", "if not isinstance(kind, str) or"),
             ('if type(raw["arguments"]) is not dict:', 'if not isinstance(raw["arguments"], dict):'),
-            ("if type(value) is dict:", "if isinstance(value, dict):"),
+            ('copy_json(raw["arguments"], 1)}', 'copy_json(dict(raw["arguments"]), 1)}'),
         ),
-        ("test_parse_envelope_types", "test_parse_envelope_not_a_dict"),
+        ("test_parse_envelope_types",),
+        breaks=A_ARGUMENTS,
+    ),
+    WrongAnswer(
+        PARSE,
+        "no check that the keys are str: a non-str extra key escapes as TypeError from the join",
+        splice(
+            _PARSE_OK,
+            (
+                "    if not all(type(key) is str for key in raw):\n"
+                '        raise EnvelopeError("envelope: a field name is not a str")\n',
+                "",
+            ),
+        ),
+        ("test_parse_envelope_keys",),
+        breaks=A_STR_KEYS,
+    ),
+    WrongAnswer(
+        PARSE,
+        "strips kind before comparing it: 'final ' is read as 'final'",
+        splice(
+            _PARSE_OK,
+            (
+                'kind = raw.get("kind")',
+                'kind = raw.get("kind")\n    kind = kind.strip() if type(kind) is str else kind',
+            ),
+        ),
+        ("test_parse_envelope_keys",),
+        breaks=A_KIND,
     ),
     WrongAnswer(
         PARSE,
@@ -155,48 +221,102 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_parse_envelope_types",),
+        breaks=A_STR,
     ),
     WrongAnswer(
         PARSE,
         "strips the name before checking it, and returns the stripped name",
         splice(_PARSE_OK, ('name = raw["name"]', 'name = raw["name"].strip()')),
         ("test_parse_envelope_name",),
+        breaks=A_NAME,
     ),
     WrongAnswer(
         PARSE,
         "lower-cases the name, guessing which tool was meant",
         splice(_PARSE_OK, ('name = raw["name"]', 'name = raw["name"].lower()')),
         ("test_parse_envelope_name",),
+        breaks=A_NAME,
     ),
     WrongAnswer(
         PARSE,
         "re.match with ^...$: the $ lets a trailing newline through",
         splice(_PARSE_OK, (_NAME_CHECK, 're.match(r"^[a-zA-Z0-9_-]{1,64}$", name)')),
         ("test_parse_envelope_name",),
+        breaks=A_NAME,
     ),
     WrongAnswer(
         PARSE,
         r"[\w-] for the name: \w also matches non-ASCII letters and digits",
         splice(_PARSE_OK, (_NAME_CHECK, 're.fullmatch(r"[\\w-]{1,64}", name)')),
         ("test_parse_envelope_name",),
+        breaks=A_NAME,
     ),
     WrongAnswer(
         PARSE,
         "the blank-id check only catches the empty string, not whitespace",
         splice(_PARSE_OK, ("if not call_id.strip():", 'if call_id == "":')),
         ("test_parse_envelope_blank_id",),
+        breaks=A_ID,
+    ),
+    WrongAnswer(
+        PARSE,
+        "returns the id stripped: ' c1 ' comes back as 'c1'",
+        splice(
+            _PARSE_OK,
+            ('call_id = raw["id"]', 'call_id = raw["id"].strip()'),
+            ("if not call_id.strip():", "if not call_id:"),
+        ),
+        ("test_parse_envelope_blank_id",),
+        breaks=A_ID,
     ),
     WrongAnswer(
         PARSE,
         "ignores extra keys instead of refusing them (they are silently dropped)",
         splice(_PARSE_OK, (_EXTRA_CHECK, "")),
         ("test_parse_envelope_keys",),
+        breaks=A_KEYS,
     ),
     WrongAnswer(
         PARSE,
         "copy.deepcopy for the arguments: no check that they are JSON, no depth limit",
         splice(_PARSE_OK, ('copy_json(raw["arguments"], 1)}', 'copy.deepcopy(raw["arguments"])}')),
         ("test_parse_envelope_json_values",),
+        breaks=A_JSON,
+    ),
+    WrongAnswer(
+        PARSE,
+        "no finiteness check: NaN and infinities are copied as numbers",
+        splice(
+            _PARSE_OK,
+            (
+                '        if type(value) is float and (value != value or value in (float("inf"), float("-inf"))):\n'
+                '            raise EnvelopeError("arguments: NaN and infinities are not JSON")\n',
+                "",
+            ),
+        ),
+        ("test_parse_envelope_json_values",),
+        breaks=A_JSON,
+    ),
+    WrongAnswer(
+        PARSE,
+        "counts levels from 0: arguments nested exactly 64 deep are refused",
+        splice(_PARSE_OK, ("depth > 64", "depth > 63")),
+        ("test_parse_envelope_json_values",),
+        breaks=A_DEPTH,
+    ),
+    WrongAnswer(
+        PARSE,
+        "no depth limit: 65 levels are read, and 100,000 escape as RecursionError",
+        splice(
+            _PARSE_OK,
+            (
+                "        if type(value) in (dict, list) and depth > 64:\n"
+                '            raise EnvelopeError("arguments: nested too deeply")\n',
+                "",
+            ),
+        ),
+        ("test_parse_envelope_json_values",),
+        breaks=A_DEPTH,
     ),
     WrongAnswer(
         PARSE,
@@ -205,30 +325,7 @@ WRONG_ANSWERS = [
         + "\n\ndef parse_envelope(raw):\n    try:\n        return check_envelope(raw)\n"
         '    except EnvelopeError:\n        raise EnvelopeError("invalid input") from None\n',
         ("test_parse_envelope_messages",),
-    ),
-    WrongAnswer(
-        ADAPTER,
-        "leaves function.arguments as the JSON string instead of decoding it",
-        splice(
-            _ADAPTER_OK,
-            (
-                'arguments = json.loads(call["function"]["arguments"])',
-                'arguments = call["function"]["arguments"]',
-            ),
-        ),
-        ("test_chat_message_to_envelopes_calls", "test_chat_message_to_envelopes_bad_json"),
-    ),
-    WrongAnswer(
-        ADAPTER,
-        "translates only the first tool call of a parallel turn",
-        splice(_ADAPTER_OK, ("for call in calls:", "for call in calls[:1]:")),
-        ("test_chat_message_to_envelopes_calls",),
-    ),
-    WrongAnswer(
-        ADAPTER,
-        "looks at content first, so a message with text and tool calls becomes a final answer",
-        splice(_ADAPTER_OK, ("if not calls:", 'if not calls or message.get("content") is not None:')),
-        ("test_chat_message_to_envelopes_calls",),
+        breaks=A_MESSAGES,
     ),
     WrongAnswer(
         PARSE,
@@ -247,35 +344,143 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_parse_envelope_messages",),
+        breaks=A_MISSING,
     ),
     WrongAnswer(
-        ADAPTER,
-        "lets json.JSONDecodeError escape instead of raising EnvelopeError",
-        splice(_ADAPTER_OK, ("        except json.JSONDecodeError:\n", "        except EnvelopeError:\n")),
-        ("test_chat_message_to_envelopes_bad_json",),
+        PARSE,
+        "names only the first missing key",
+        splice(
+            _PARSE_OK,
+            (
+                'raise EnvelopeError("missing: " + ", ".join(missing))',
+                'raise EnvelopeError("missing: " + missing[0])',
+            ),
+        ),
+        ("test_parse_envelope_messages",),
+        breaks=A_MISSING,
     ),
     WrongAnswer(
         PARSE,
         "refuses everything: every test of Part A also has an envelope it must accept",
         'def parse_envelope(raw):\n    raise EnvelopeError("refused")\n',
         ALL_PARSE_TESTS,
+        breaks=A_COPY,
     ),
     WrongAnswer(
         PARSE,
         "returns its input unchanged: no check, no copy",
         "def parse_envelope(raw):\n    return raw\n",
         tuple(test for test in ALL_PARSE_TESTS if test != "test_parse_envelope_branches"),
+        breaks=A_COPY,
+    ),
+    # ------------------------------------------------------------ Part B: chat_message_to_envelopes
+    WrongAnswer(
+        ADAPTER,
+        "copies the decoded arguments with the reference's own helper",
+        "from course_lib.envelope import _copy_json\n\n\n"
+        + splice(
+            _ADAPTER_OK,
+            ('"arguments": arguments}', '"arguments": _copy_json(arguments, "arguments", 1)}'),
+        ),
+        ADAPTER_TESTS,
+        breaks=B_OWN,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "translates only the first tool call of a parallel turn",
+        splice(_ADAPTER_OK, ("for call in calls:", "for call in calls[:1]:")),
+        ("test_chat_message_to_envelopes_calls",),
+        breaks=B_EACH,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "leaves function.arguments as the JSON string instead of decoding it",
+        splice(
+            _ADAPTER_OK,
+            (
+                'arguments = json.loads(call["function"]["arguments"])',
+                'arguments = call["function"]["arguments"]',
+            ),
+        ),
+        ("test_chat_message_to_envelopes_calls", "test_chat_message_to_envelopes_bad_json"),
+        breaks=B_BUILD,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "looks at content first, so a message with text and tool calls becomes a final answer",
+        splice(_ADAPTER_OK, ("if not calls:", 'if not calls or message.get("content") is not None:')),
+        ("test_chat_message_to_envelopes_calls",),
+        breaks=B_CALLS_WIN,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "tests only whether tool_calls is present: a tool_calls of None raises TypeError",
+        splice(
+            _ADAPTER_OK,
+            ('calls = message.get("tool_calls") or []', 'calls = message.get("tool_calls", [])'),
+            ("if not calls:", 'if "tool_calls" not in message:'),
+        ),
+        ("test_chat_message_to_envelopes_final",),
+        breaks=B_FINAL,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "lets json.JSONDecodeError escape instead of raising EnvelopeError",
+        splice(_ADAPTER_OK, ("        except json.JSONDecodeError:\n", "        except EnvelopeError:\n")),
+        ("test_chat_message_to_envelopes_bad_json",),
+        breaks=B_BAD_JSON,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "an EnvelopeError that does not say which field: 'not valid JSON'",
+        splice(
+            _ADAPTER_OK,
+            ('raise EnvelopeError("arguments: not valid JSON")', 'raise EnvelopeError("not valid JSON")'),
+        ),
+        ("test_chat_message_to_envelopes_bad_json",),
+        breaks=B_BAD_JSON,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "checks what it translates: a content of None is refused",
+        splice(
+            _ADAPTER_OK,
+            (
+                '        return [{"kind": "final", "text": message.get("content")}]',
+                '        if message.get("content") is None:\n            raise EnvelopeError("text: missing")\n'
+                '        return [{"kind": "final", "text": message.get("content")}]',
+            ),
+        ),
+        ("test_chat_message_to_envelopes_final",),
+        breaks=B_TRANSLATE,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "checks what it translates: arguments that decode to a list are refused",
+        splice(
+            _ADAPTER_OK,
+            (
+                '        name = call["function"]["name"]\n',
+                "        if type(arguments) is not dict:\n"
+                '            raise EnvelopeError("arguments: not an object")\n'
+                '        name = call["function"]["name"]\n',
+            ),
+        ),
+        ("test_chat_message_to_envelopes_calls",),
+        breaks=B_TRANSLATE,
     ),
     WrongAnswer(
         ADAPTER,
         "refuses every message",
         'def chat_message_to_envelopes(message):\n    raise EnvelopeError("refused")\n',
         ADAPTER_TESTS,
+        breaks=B_FINAL,
     ),
     WrongAnswer(
         ADAPTER,
         "returns the message unchanged",
         "def chat_message_to_envelopes(message):\n    return message\n",
         ADAPTER_TESTS,
+        breaks=B_EACH,
     ),
 ]

@@ -22,6 +22,35 @@ ALL_DISPATCH_TESTS = (
 )
 ALL_DISPATCH_WITH_TESTS = ("test_dispatch_with_two_tools", "test_dispatch_with_forbidden_still_refused")
 
+# The sentences of the contracts (bullets of the "Your function must" lists) the wrong answers break.
+A_OWN = "importing, wrapping or calling the reference, `course_lib.stock`, scores nothing"
+A_NOT_STR = "when `raw` is not a `str` (`bytes`, a `dict`, `None`), before anything else"
+A_BYTES = "count the size of `raw` in UTF-8 bytes"
+A_INCLUSIVE = "accept one of exactly 2,048 bytes: the limit is inclusive"
+A_BEFORE = "check the size before parsing"
+A_TOO_LARGE = "a message containing the words `too large`"
+A_ONE_VALUE = "parse the whole text as one JSON value"
+A_DUPLICATE = "refuse a key repeated within one object, at any depth"
+A_RECURSION = "never let a `RecursionError` escape"
+A_ENVELOPE = "require the parsed value to be a `dict` with exactly the keys `name` and `arguments`:"
+A_NAME = 'require `name` to be exactly `"stock_lookup"`'
+A_DATA = "treat `name` as data only"
+A_ARGUMENTS = "require `arguments` to be a `dict` with exactly one key, `sku`"
+A_SKU = "require the SKU to be a `str` that is exactly a key of `STOCK`"
+A_RETURN = "a new dict at every call"
+A_VALUE_ERROR = "and let no other exception escape: no `KeyError`"
+B_OWN = A_OWN
+B_TEXT = "check the request text as your `dispatch` does"
+B_NUMBERS = "refuse `NaN`, `Infinity`, `-Infinity` and a number too large for a `float`"
+B_ENVELOPE = "require the parsed value to be a `dict` with exactly the keys `name` and `arguments`;"
+B_NAME = "require `name` to be a `str` that is exactly a key of `tools`"
+B_ONLY_TOOLS = "look the name up only in `tools`"
+B_ARGUMENTS = "keys are exactly the tool's `rule.arguments`"
+B_RETURN = "return exactly what `rule.handler(arguments)` returns"
+B_HANDLER = "let an exception the handler raises pass through unchanged"
+B_VALUE_ERROR = "and let no other exception of its own escape"
+B_TABLE = "leave `tools` unchanged"
+
 _PARSE_OK = '''
 def parse_request(raw):
     """A correct parser, written differently from the notebook's."""
@@ -79,6 +108,22 @@ def dispatch_with(raw, tools):
     return rule.handler(arguments)
 '''
 
+_PLAIN_PARSE = (
+    'if not isinstance(raw, str):\n        raise TypeError("the request must be text")\n'
+    '    if len(raw.encode("utf-8")) > MAX_REQUEST_BYTES:\n        raise ValueError("request too large")\n'
+    "    try:\n        call = json.loads(raw)\n    except RecursionError:\n"
+    '        raise ValueError("nested too deeply") from None'
+)
+_NUMBERS_PARSE = (
+    'if not isinstance(raw, str):\n        raise TypeError("the request must be text")\n'
+    '    if len(raw.encode("utf-8")) > MAX_REQUEST_BYTES:\n        raise ValueError("request too large")\n'
+    "\n    def unique(pairs):\n        keys = [key for key, _ in pairs]\n"
+    '        if len(keys) != len(set(keys)):\n            raise ValueError("duplicate key")\n'
+    "        return dict(pairs)\n\n"
+    "    try:\n        call = json.loads(raw, object_pairs_hook=unique)\n    except RecursionError:\n"
+    '        raise ValueError("nested too deeply") from None'
+)
+
 _SIZE_CHECK = (
     'if len(raw.encode("utf-8")) > MAX_REQUEST_BYTES:\n        raise ValueError("request too large")\n'
 )
@@ -93,6 +138,9 @@ def _dispatch(*edits: tuple[str, str], parse: tuple[tuple[str, str], ...] = ()) 
     """The correct parse_request and dispatch with mistakes spliced into either."""
     return splice(_PARSE_OK, *parse) + "\n\n" + splice(_DISPATCH_OK, *edits)
 
+
+_PARSE_AND_DISPATCH_OK = _dispatch()
+"""A correct answer to Part A, written apart from the instructor's solution."""
 
 WRONG_ANSWERS = [
     # ------------------------------------------------------------ the practice question
@@ -114,12 +162,28 @@ WRONG_ANSWERS = [
         "imports the library's dispatch instead of writing one",
         "from course_lib.stock import dispatch\n",
         ALL_DISPATCH_TESTS,
+        breaks=A_OWN,
     ),
     WrongAnswer(
         DISPATCH,
         "wraps the library's dispatch in a function of its own",
         "import course_lib.stock as lib\n\n\ndef dispatch(raw):\n    return lib.dispatch(raw)\n",
         ALL_DISPATCH_TESTS,
+        breaks=A_OWN,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "no type check of raw: bytes and None escape as AttributeError from raw.encode",
+        _dispatch(
+            parse=(
+                (
+                    '    if not isinstance(raw, str):\n        raise TypeError("the request must be text")\n',
+                    "",
+                ),
+            )
+        ),
+        ("test_dispatch_not_a_string",),
+        breaks=A_NOT_STR,
     ),
     WrongAnswer(
         DISPATCH,
@@ -128,6 +192,21 @@ WRONG_ANSWERS = [
             parse=(('if len(raw.encode("utf-8")) > MAX_REQUEST_BYTES:', "if len(raw) > MAX_REQUEST_BYTES:"),)
         ),
         ("test_dispatch_size_in_bytes",),
+        breaks=A_BYTES,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "an exclusive limit: a request of exactly 2,048 bytes is refused as too large",
+        _dispatch(
+            parse=(
+                (
+                    'if len(raw.encode("utf-8")) > MAX_REQUEST_BYTES:',
+                    'if len(raw.encode("utf-8")) >= MAX_REQUEST_BYTES:',
+                ),
+            )
+        ),
+        ("test_dispatch_size_in_bytes",),
+        breaks=A_INCLUSIVE,
     ),
     WrongAnswer(
         DISPATCH,
@@ -145,12 +224,43 @@ WRONG_ANSWERS = [
             )
         ),
         ("test_dispatch_size_in_bytes",),
+        breaks=A_BEFORE,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "a size refusal that says so in other words: 'request exceeds the byte limit'",
+        _dispatch(
+            parse=(
+                (
+                    'raise ValueError("request too large")',
+                    'raise ValueError("request exceeds the byte limit")',
+                ),
+            )
+        ),
+        ("test_dispatch_size_in_bytes",),
+        breaks=A_TOO_LARGE,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "parses with raw_decode: text after the first JSON value is ignored",
+        _dispatch(
+            parse=(
+                (
+                    "return " + _HOOKED_LOADS,
+                    "return json.JSONDecoder(object_pairs_hook=pairs_to_dict, parse_constant=refuse_constant)"
+                    ".raw_decode(raw.strip())[0]",
+                ),
+            )
+        ),
+        ("test_dispatch_strict_json",),
+        breaks=A_ONE_VALUE,
     ),
     WrongAnswer(
         DISPATCH,
         "plain json.loads: a repeated key silently keeps its last value",
         _dispatch(parse=((_HOOKED_LOADS, "json.loads(raw, parse_constant=refuse_constant)"),)),
         ("test_dispatch_seed_rejections", "test_dispatch_duplicate_keys"),
+        breaks=A_DUPLICATE,
     ),
     WrongAnswer(
         DISPATCH,
@@ -168,50 +278,42 @@ WRONG_ANSWERS = [
             )
         ),
         ("test_dispatch_seed_rejections", "test_dispatch_duplicate_keys"),
+        breaks=A_DUPLICATE,
     ),
     WrongAnswer(
         DISPATCH,
         "no RecursionError handling: 1,000 nested brackets escape as RecursionError",
         _dispatch(parse=((_RECURSION_GUARD, "    return " + _HOOKED_LOADS + "\n"),)),
         ("test_dispatch_strict_json",),
+        breaks=A_RECURSION,
     ),
     WrongAnswer(
         DISPATCH,
-        "right about bytes and duplicates, but no type check of raw and no RecursionError handling",
-        _dispatch(
-            parse=(
-                (
-                    '    if not isinstance(raw, str):\n        raise TypeError("the request must be text")\n',
-                    "",
-                ),
-                (_RECURSION_GUARD, "    return " + _HOOKED_LOADS + "\n"),
-            )
-        ),
-        ("test_dispatch_strict_json", "test_dispatch_not_a_string"),
+        "accepts extra keys in the envelope: a subset check (>=) instead of the exact key set",
+        _dispatch(('call.keys() == {"name", "arguments"}', 'call.keys() >= {"name", "arguments"}')),
+        ("test_dispatch_envelope_and_tool",),
+        breaks=A_ENVELOPE,
     ),
     WrongAnswer(
         DISPATCH,
-        "accepts extra keys: subset checks (<=) instead of exact key sets",
-        _dispatch(
-            ('call.keys() == {"name", "arguments"}', 'call.keys() >= {"name", "arguments"}'),
-            ('arguments.keys() == {"sku"}', 'arguments.keys() >= {"sku"}'),
-        ),
-        ("test_dispatch_seed_rejections", "test_dispatch_envelope_and_tool"),
-    ),
-    WrongAnswer(
-        DISPATCH,
-        "compares key sets before checking the type: a JSON array of the key names gets through",
+        "compares the envelope's key set before checking its type: a JSON array of the key names gets through",
         _dispatch(
             (
                 'if not (type(call) is dict and call.keys() == {"name", "arguments"}):',
                 'if set(call) != {"name", "arguments"}:',
-            ),
-            (
-                'if not (type(arguments) is dict and arguments.keys() == {"sku"}):',
-                'if set(arguments) != {"sku"}:',
-            ),
+            )
         ),
         ("test_dispatch_envelope_and_tool",),
+        breaks=A_ENVELOPE,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "normalises the tool name: ' stock_lookup' and 'Stock_Lookup' run the lookup",
+        _dispatch(
+            ('if call["name"] != "stock_lookup":', 'if str(call["name"]).strip().lower() != "stock_lookup":')
+        ),
+        ("test_dispatch_envelope_and_tool",),
+        breaks=A_NAME,
     ),
     WrongAnswer(
         DISPATCH,
@@ -237,18 +339,81 @@ WRONG_ANSWERS = [
         + '    if type(sku) is not str or sku not in STOCK:\n        raise ValueError("unknown sku")\n'
         + '    return {"sku": sku, "available": STOCK[sku]}\n',
         ("test_dispatch_envelope_and_tool",),
+        breaks=A_DATA,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "accepts extra arguments: a subset check (>=) instead of exactly {'sku'}",
+        _dispatch(('arguments.keys() == {"sku"}', 'arguments.keys() >= {"sku"}')),
+        ("test_dispatch_seed_rejections", "test_dispatch_envelope_and_tool"),
+        breaks=A_ARGUMENTS,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "compares the arguments' key set before checking their type: the array ['sku'] gets through",
+        _dispatch(
+            (
+                'if not (type(arguments) is dict and arguments.keys() == {"sku"}):',
+                'if set(arguments) != {"sku"}:',
+            )
+        ),
+        ("test_dispatch_envelope_and_tool",),
+        breaks=A_ARGUMENTS,
     ),
     WrongAnswer(
         DISPATCH,
         "normalises the SKU with .strip().upper(): 'pen' is accepted and a Boolean raises AttributeError",
         _dispatch(('sku = arguments["sku"]', 'sku = arguments["sku"].strip().upper()')),
         ("test_dispatch_sku",),
+        breaks=A_SKU,
     ),
     WrongAnswer(
         DISPATCH,
         "no type check of the SKU: a list SKU raises TypeError (unhashable) in the STOCK lookup",
         _dispatch(("if type(sku) is not str or sku not in STOCK:", "if sku not in STOCK:")),
         ("test_dispatch_sku",),
+        breaks=A_SKU,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "hands out one cached dict per SKU: a caller that changes a result changes the next",
+        "_ANSWERS = {}\n\n\n"
+        + _dispatch(
+            (
+                '    return {"sku": sku, "available": STOCK[sku]}',
+                '    return _ANSWERS.setdefault(sku, {"sku": sku, "available": STOCK[sku]})',
+            )
+        ),
+        ("test_dispatch_accepted",),
+        breaks=A_RETURN,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "refuses every request: each test of Part A also has a request it must run",
+        'def parse_request(raw):\n    raise DispatchError("refused")\n\n\n'
+        'def dispatch(raw):\n    raise DispatchError("refused")\n',
+        ALL_DISPATCH_TESTS,
+        breaks=A_RETURN,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "returns the request unchanged: nothing parsed, nothing checked, nothing run",
+        "def parse_request(raw):\n    return raw\n\n\ndef dispatch(raw):\n    return raw\n",
+        ALL_DISPATCH_TESTS,
+        breaks=A_RETURN,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "refuses a SKU of the wrong type with TypeError instead of a ValueError",
+        _dispatch(
+            (
+                "    if type(sku) is not str or sku not in STOCK:",
+                '    if type(sku) is not str:\n        raise TypeError("the SKU must be a string")\n'
+                "    if sku not in STOCK:",
+            )
+        ),
+        ("test_dispatch_seed_rejections", "test_dispatch_sku"),
+        breaks=A_VALUE_ERROR,
     ),
     # ------------------------------------------------------------ Part B: dispatch_with
     WrongAnswer(
@@ -257,6 +422,54 @@ WRONG_ANSWERS = [
         "from course_lib import stock as lib\n\n\ndef dispatch_with(raw, tools):\n"
         "    return lib.dispatch_with(raw, tools)\n",
         ALL_DISPATCH_WITH_TESTS,
+        breaks=B_OWN,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "parses with plain json.loads instead of the checks of dispatch: a repeated key keeps its last value",
+        splice(_DISPATCH_WITH_OK, ("call = parse_request(raw)", _PLAIN_PARSE)),
+        ("test_dispatch_with_forbidden_still_refused",),
+        breaks=B_TEXT,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "a strict parser but for numbers: NaN, Infinity and 1e999 reach the tool",
+        splice(_DISPATCH_WITH_OK, ("call = parse_request(raw)", _NUMBERS_PARSE)),
+        ("test_dispatch_with_forbidden_still_refused",),
+        breaks=B_NUMBERS,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "accepts extra keys in the envelope: a subset check (>=)",
+        splice(
+            _DISPATCH_WITH_OK,
+            ('call.keys() == {"name", "arguments"}', 'call.keys() >= {"name", "arguments"}'),
+        ),
+        ("test_dispatch_with_forbidden_still_refused",),
+        breaks=B_ENVELOPE,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "matches tool names case-insensitively",
+        splice(
+            _DISPATCH_WITH_OK,
+            (
+                "rule = tools.get(name)",
+                "rule = {key.lower(): value for key, value in tools.items()}.get(name.lower())",
+            ),
+        ),
+        ("test_dispatch_with_forbidden_still_refused",),
+        breaks=B_NAME,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "no type check of the name: a list name raises TypeError (unhashable) in the table lookup",
+        splice(
+            _DISPATCH_WITH_OK,
+            ('    if type(name) is not str:\n        raise ValueError("unknown tool")\n', ""),
+        ),
+        ("test_dispatch_with_forbidden_still_refused",),
+        breaks=B_NAME,
     ),
     WrongAnswer(
         DISPATCH_WITH,
@@ -273,6 +486,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_dispatch_with_forbidden_still_refused",),
+        breaks=B_ONLY_TOOLS,
     ),
     WrongAnswer(
         DISPATCH_WITH,
@@ -282,57 +496,62 @@ WRONG_ANSWERS = [
             ("set(arguments) == set(rule.arguments)", "set(arguments) >= set(rule.arguments)"),
         ),
         ("test_dispatch_with_forbidden_still_refused",),
+        breaks=B_ARGUMENTS,
     ),
     WrongAnswer(
         DISPATCH_WITH,
         "hard-codes the stock tool's argument names instead of reading rule.arguments",
         splice(_DISPATCH_WITH_OK, ("set(arguments) == set(rule.arguments)", 'set(arguments) == {"sku"}')),
         ("test_dispatch_with_two_tools",),
-    ),
-    WrongAnswer(
-        DISPATCH_WITH,
-        "matches tool names case-insensitively",
-        splice(
-            _DISPATCH_WITH_OK,
-            (
-                "rule = tools.get(name)",
-                "rule = {key.lower(): value for key, value in tools.items()}.get(name.lower())",
-            ),
-        ),
-        ("test_dispatch_with_forbidden_still_refused",),
-    ),
-    WrongAnswer(
-        DISPATCH_WITH,
-        "no type check of the name: a list name raises TypeError (unhashable) in the table lookup",
-        splice(
-            _DISPATCH_WITH_OK,
-            ('    if type(name) is not str:\n        raise ValueError("unknown tool")\n', ""),
-        ),
-        ("test_dispatch_with_forbidden_still_refused",),
-    ),
-    WrongAnswer(
-        DISPATCH,
-        "refuses every request: each test of Part B also has a request it must run",
-        'def parse_request(raw):\n    raise DispatchError("refused")\n\n\n'
-        'def dispatch(raw):\n    raise DispatchError("refused")\n',
-        ALL_DISPATCH_TESTS,
-    ),
-    WrongAnswer(
-        DISPATCH,
-        "returns the request unchanged: nothing parsed, nothing checked, nothing run",
-        "def parse_request(raw):\n    return raw\n\n\ndef dispatch(raw):\n    return raw\n",
-        ALL_DISPATCH_TESTS,
+        breaks=B_ARGUMENTS,
     ),
     WrongAnswer(
         DISPATCH_WITH,
         "refuses every request, whatever the table holds",
         'def dispatch_with(raw, tools):\n    raise DispatchError("refused")\n',
         ALL_DISPATCH_WITH_TESTS,
+        breaks=B_RETURN,
     ),
     WrongAnswer(
         DISPATCH_WITH,
         "returns the request unchanged",
         "def dispatch_with(raw, tools):\n    return raw\n",
         ALL_DISPATCH_WITH_TESTS,
+        breaks=B_RETURN,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "turns an exception of the handler into a refusal",
+        splice(
+            _DISPATCH_WITH_OK,
+            (
+                "    return rule.handler(arguments)",
+                "    try:\n        return rule.handler(arguments)\n    except Exception as error:\n"
+                '        raise ValueError(f"{name} failed: {error}") from None',
+            ),
+        ),
+        ("test_dispatch_with_two_tools",),
+        breaks=B_HANDLER,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "looks the rule up with tools[name]: an unknown tool escapes as KeyError",
+        splice(
+            _DISPATCH_WITH_OK,
+            (
+                "    rule = tools.get(name)\n    if rule is None:\n"
+                '        raise ValueError(f"unknown tool: {name!r}")\n',
+                "    rule = tools[name]\n",
+            ),
+        ),
+        ALL_DISPATCH_WITH_TESTS,
+        breaks=B_VALUE_ERROR,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "looks the rule up with tools.setdefault(name): an unknown name is added to the table",
+        splice(_DISPATCH_WITH_OK, ("rule = tools.get(name)", "rule = tools.setdefault(name)")),
+        ("test_dispatch_with_two_tools",),
+        breaks=B_TABLE,
     ),
 ]
