@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from course_lib.errors import ToolError
-from course_lib.toolbox import Toolbox
+from course_lib.toolbox import Runner, Toolbox
 
 Calculator = Callable[[str], int | float]
 """Computes an arithmetic expression, or raises ToolError (notebook 06's `safe_arithmetic`)."""
@@ -43,9 +43,9 @@ WEATHER_TOOL_NAMES = ("get_weather", "get_user_city", "average")
 """The tools the weather notebooks offer."""
 
 
-def weather_toolbox(calculator: Calculator | None = None) -> Toolbox:
+def weather_toolbox(calculator: Calculator | None = None, runner: Runner | None = None) -> Toolbox:
     """A new toolbox with get_weather, get_user_city, average, delete_note, calculate and fetch_page."""
-    box = Toolbox()
+    box = Toolbox(runner=runner)
     notes = dict(INITIAL_NOTES)
     box.state["notes"] = notes
 

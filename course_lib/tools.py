@@ -4,7 +4,7 @@ A request offers some of a `Toolbox`'s tools; the model answers with a name and 
 `run_tool_call` checks that call in a deliberate order (offered in this request? parses? matches the schema?
 confirmed by a human? then run) and always returns one JSON string, `{"result": ...}` or `{"error": ...}`,
 that goes back to the model as data. `Toolbox`, `Tool`, `Confirm` and `TOOL_NAME` live in
-`course_lib.toolbox` (infrastructure) and are re-exported here.
+`course_lib.toolbox` (infrastructure) and are re-exported here, with 04's `tool_specs` (05 builds on 04).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from course_lib.errors import ToolError
+from course_lib.specs import tool_specs
 from course_lib.toolbox import TOOL_NAME, Confirm, Tool, Toolbox
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "Toolbox",
     "check_args",
     "run_tool_call",
+    "tool_specs",
 ]
 
 MAX_SCHEMA_DEPTH = 64

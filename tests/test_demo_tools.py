@@ -92,11 +92,15 @@ def test_toolboxes_do_not_share_notes() -> None:
     ],
 )
 def test_calculate_treats_the_expression_as_data(expression: str, expected: dict[str, Any]) -> None:
-    assert call("calculate", {"expression": expression}, weather_toolbox(calculator=safe_arithmetic)) == expected
+    assert (
+        call("calculate", {"expression": expression}, weather_toolbox(calculator=safe_arithmetic)) == expected
+    )
 
 
 def test_calculate_without_a_calculator_is_refused_as_a_tool_error() -> None:
-    assert call("calculate", {"expression": "1 + 1"}) == {"error": "no calculator is installed in this toolbox"}
+    assert call("calculate", {"expression": "1 + 1"}) == {
+        "error": "no calculator is installed in this toolbox"
+    }
 
 
 def test_get_weather_refuses_a_unit_it_does_not_know() -> None:

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
+from course_lib.chained import chained_responses_loop
 from course_lib.demo_tools import weather_toolbox
 from course_lib.errors import MaxStepsExceeded, ModelHTTPError
-from course_lib.chained import chained_responses_loop
 from course_lib.loops import LOOPS, chat_tool_loop, post_json, responses_tool_loop
 from course_lib.scenarios import PARIS, SCENARIOS, run_scenario
-from course_lib.standin import StandIn
 from course_lib.specs import tool_specs
+from course_lib.standin import StandIn
 
 REQUESTS = {
     "single_chat": 2, "single_responses": 2, "parallel": 2, "one_per_turn": 4, "dependent": 3,

@@ -32,14 +32,19 @@ def test_a_tool_not_offered_in_this_request_is_unknown() -> None:
 
 def test_arguments_that_are_not_a_json_object_are_refused() -> None:
     box = weather_toolbox()
-    assert run(box, "get_weather", '{"city": "Par', ["get_weather"]) == {"error": "arguments are not valid JSON"}
+    assert run(box, "get_weather", '{"city": "Par', ["get_weather"]) == {
+        "error": "arguments are not valid JSON"
+    }
     assert run(box, "get_weather", "[1]", ["get_weather"]) == {"error": "arguments must be a JSON object"}
 
 
 def test_a_destructive_tool_runs_only_on_an_explicit_yes() -> None:
     box = weather_toolbox()
     for confirm in (None, lambda name, args: "yes", lambda name, args: 1 / 0):
-        assert "NOT performed" in run(box, "delete_note", '{"note_id": 1}', ["delete_note"], confirm=confirm)["error"]
+        assert (
+            "NOT performed"
+            in run(box, "delete_note", '{"note_id": 1}', ["delete_note"], confirm=confirm)["error"]
+        )
     assert run(box, "delete_note", '{"note_id": 1}', ["delete_note"], confirm=lambda name, args: True) == {
         "result": {"deleted": "buy milk"}
     }
@@ -73,6 +78,8 @@ def test_a_toolbox_with_a_runner_hands_every_call_to_it() -> None:
 def test_a_declaration_is_a_copy_in_a_fixed_key_order() -> None:
     box = weather_toolbox()
     declaration = box["get_weather"].declaration()
-    assert list(declaration) == ["name", "description", "parameters", "strict"] and declaration["strict"] is True
+    assert (
+        list(declaration) == ["name", "description", "parameters", "strict"] and declaration["strict"] is True
+    )
     declaration["parameters"]["required"].append("country")
     assert box["get_weather"].parameters["required"] == ["city", "unit"]
