@@ -1,18 +1,22 @@
 """Notebooks 03-06: the demo tools (weather, users, a buggy average, notes, arithmetic, a web page).
 
 `weather_toolbox()` builds a fresh `Toolbox` on every call; its notes live in that toolbox, so
-deleting a note in one notebook cell never leaks into another toolbox.
+deleting a note in one notebook cell never leaks into another toolbox. Its `calculate` tool computes with
+the `calculator` it is given (notebook 06's `safe_arithmetic`, yours or the reference); without one, every
+call of it is refused with a ToolError.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from course_lib.arithmetic import safe_arithmetic
 from course_lib.errors import ToolError
-from course_lib.tools import Toolbox
+from course_lib.toolbox import Runner, Toolbox
+
+Calculator = Callable[[str], int | float]
+"""Computes an arithmetic expression, or raises ToolError (notebook 06's `safe_arithmetic`)."""
 
 __all__ = ["INITIAL_NOTES", "PAGES", "TEMPS_C", "USERS", "WEATHER_TOOL_NAMES", "notes_of", "weather_toolbox"]
 
@@ -39,9 +43,9 @@ WEATHER_TOOL_NAMES = ("get_weather", "get_user_city", "average")
 """The tools the weather notebooks offer."""
 
 
-def weather_toolbox() -> Toolbox:
+def weather_toolbox(calculator: Calculator | None = None, runner: Runner | None = None) -> Toolbox:
     """A new toolbox with get_weather, get_user_city, average, delete_note, calculate and fetch_page."""
-    box = Toolbox()
+    box = Toolbox(runner=runner)
     notes = dict(INITIAL_NOTES)
     box.state["notes"] = notes
 
@@ -56,6 +60,8 @@ def weather_toolbox() -> Toolbox:
     def get_weather(city: str, unit: str) -> dict[str, Any]:
         if city not in TEMPS_C:
             raise ToolError(f"no weather data for city {city!r}")
+        if unit not in ("celsius", "fahrenheit"):  # a plain runner checks no schema: the tool checks its own
+            raise ToolError(f"unknown unit {unit!r}")
         celsius = TEMPS_C[city]
         temperature = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32, 1)
         return {"city": city, "temperature": temperature, "unit": unit}
@@ -82,7 +88,9 @@ def weather_toolbox() -> Toolbox:
 
     @box.tool("calculate", "Evaluate + - * / arithmetic.", {"expression": {"type": "string"}})
     def calculate(expression: str) -> int | float:
-        return safe_arithmetic(expression)  # parses and walks the tree; never eval()
+        if calculator is None:
+            raise ToolError("no calculator is installed in this toolbox")
+        return calculator(expression)
 
     @box.tool("fetch_page", "Fetch the text of a web page.", {"url": {"type": "string"}})
     def fetch_page(url: str) -> dict[str, str]:

@@ -1,5 +1,8 @@
 """The worked scenarios of notebooks 03 and 05: scripted models meeting the hand-written loops.
 
+`run_scenario` runs one with the loops it is given, `{"chat": ..., "responses": ...}`: the learner's own,
+or notebook 03's reference in `course_lib.loops.LOOPS`.
+
 Each scenario is data (who asks what, which tools are offered, what the scripted model does) so the
 notebooks show them and the tests pin their request counts from one definition.
 """
@@ -7,19 +10,20 @@ notebooks show them and the tests pin their request counts from one definition.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from course_lib.demo_tools import WEATHER_TOOL_NAMES, weather_toolbox
 from course_lib.errors import MaxStepsExceeded, ModelHTTPError
-from course_lib.loops import TraceEntry, chat_tool_loop, responses_tool_loop
+from course_lib.model_api import TraceEntry
 from course_lib.scripted import Step
 from course_lib.standin import StandIn
-from course_lib.tools import Toolbox
+from course_lib.toolbox import Toolbox
 
 PARIS = json.dumps({"city": "Paris", "unit": "celsius"})
-LOOPS = {"chat": chat_tool_loop, "responses": responses_tool_loop}
+Loop = Callable[..., tuple[str, list[Any]]]
+"""A tool loop with the contract of notebook 03's: (base, user_text, toolbox, names, **options) -> (text, trace)."""
 
 
 def temperature(results: list[str], index: int = 0) -> Any:
@@ -59,10 +63,12 @@ class Outcome:
     stopped: bool = False
 
 
-def run_scenario(server: StandIn, scenario: Scenario, toolbox: Toolbox | None = None) -> Outcome:
-    """Run one scenario against the stand-in with a fresh weather toolbox (or the one given)."""
+def run_scenario(
+    server: StandIn, scenario: Scenario, loops: Mapping[str, Loop], toolbox: Toolbox | None = None
+) -> Outcome:
+    """Run one scenario against the stand-in with `loops[scenario.api]` and a fresh weather toolbox (or `toolbox`)."""
     server.reset(scenario.script())
-    loop = LOOPS[scenario.api]
+    loop = loops[scenario.api]
     box = toolbox if toolbox is not None else weather_toolbox()
     try:
         text, trace = loop(server.base, scenario.user_text, box, list(scenario.names), **scenario.options)

@@ -1,7 +1,7 @@
 """The same tool loop written with the official `openai` SDK, for both API styles.
 
 The hand-written loops in `loops` show every byte; these show that nothing changes when a client library
-does the HTTP. Point the client at the stand-in and they run offline:
+does the HTTP (each call runs with `toolbox.run`, as in `loops`). Point the client at the stand-in and they run offline:
 
     client = OpenAI(base_url=server.base, api_key="stand-in")
 
@@ -16,8 +16,8 @@ from typing import Any
 from openai import OpenAI
 
 from course_lib.errors import MaxStepsExceeded
-from course_lib.loops import MODEL, TraceEntry
-from course_lib.tools import Confirm, Toolbox, run_tool_call, tool_specs
+from course_lib.model_api import MODEL, TraceEntry
+from course_lib.toolbox import Confirm, Toolbox
 
 
 def sdk_chat_tool_loop(
@@ -32,7 +32,7 @@ def sdk_chat_tool_loop(
 ) -> tuple[str, list[TraceEntry]]:
     """The Chat Completions loop through `client.chat.completions.create`."""
     messages: list[Any] = [{"role": "user", "content": user_text}]
-    tools: Any = tool_specs(toolbox, names, "chat")
+    tools: Any = [{"type": "function", "function": toolbox[name].declaration()} for name in names]
     trace: list[TraceEntry] = []
     for step in range(1, max_steps + 1):
         completion = client.chat.completions.create(model=model or MODEL, messages=messages, tools=tools)
@@ -55,7 +55,7 @@ def sdk_chat_tool_loop(
             }
         )
         for call in calls:
-            result = run_tool_call(toolbox, call.function.name, call.function.arguments, names, confirm)
+            result = toolbox.run(call.function.name, call.function.arguments, names, confirm)
             trace.append(TraceEntry(step, call.function.name, call.function.arguments, result))
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
     raise MaxStepsExceeded(f"no final answer after {max_steps} model calls", trace)
@@ -73,7 +73,7 @@ def sdk_responses_tool_loop(
 ) -> tuple[str, list[TraceEntry]]:
     """The Responses loop through `client.responses.create`: replay `response.output`, answer by call_id."""
     items: list[Any] = [{"role": "user", "content": user_text}]
-    tools: Any = tool_specs(toolbox, names, "responses")
+    tools: Any = [{"type": "function", **toolbox[name].declaration()} for name in names]
     trace: list[TraceEntry] = []
     for step in range(1, max_steps + 1):
         response = client.responses.create(model=model or MODEL, input=items, tools=tools)
@@ -82,7 +82,7 @@ def sdk_responses_tool_loop(
         if not calls:
             return response.output_text, trace
         for call in calls:
-            result = run_tool_call(toolbox, call.name, call.arguments, names, confirm)
+            result = toolbox.run(call.name, call.arguments, names, confirm)
             trace.append(TraceEntry(step, call.name, call.arguments, result))
             items.append({"type": "function_call_output", "call_id": call.call_id, "output": result})
     raise MaxStepsExceeded(f"no final answer after {max_steps} model calls", trace)

@@ -1,9 +1,10 @@
-"""Notebooks 03-05: tools, their argument checker, and the dispatcher that turns a tool call into a string.
+"""Notebook 05's key: the argument checker, and the dispatcher that turns a tool call into a string.
 
-A `Toolbox` holds the tools an application *could* offer. A request offers some of them; the model
-answers with a name and a string of arguments; `run_tool_call` checks that call in a deliberate order
-(offered in this request? parses? matches the schema? confirmed by a human? then run) and always
-returns one JSON string, `{"result": ...}` or `{"error": ...}`, that goes back to the model as data.
+A request offers some of a `Toolbox`'s tools; the model answers with a name and a string of arguments;
+`run_tool_call` checks that call in a deliberate order (offered in this request? parses? matches the schema?
+confirmed by a human? then run) and always returns one JSON string, `{"result": ...}` or `{"error": ...}`,
+that goes back to the model as data. `Toolbox`, `Tool`, `Confirm` and `TOOL_NAME` live in
+`course_lib.toolbox` (infrastructure) and are re-exported here, with 04's `tool_specs` (05 builds on 04).
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ from __future__ import annotations
 import copy
 import json
 import math
-import re
-from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
 
 from course_lib.errors import ToolError
+from course_lib.specs import tool_specs
+from course_lib.toolbox import TOOL_NAME, Confirm, Tool, Toolbox
 
 __all__ = [
     "MAX_SCHEMA_DEPTH",
@@ -30,90 +31,8 @@ __all__ = [
     "tool_specs",
 ]
 
-TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
-"""The documented rule for a function name: letters, digits, underscores and dashes, at most 64."""
-
 MAX_SCHEMA_DEPTH = 64
 """How deep `check_args` follows a value into its schema; deeper is reported as a problem, never a crash."""
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-Confirm = Callable[[str, dict[str, Any]], bool]
-"""Asked before a destructive tool runs, with its name and validated arguments; only True means yes."""
-
-
-@dataclass(frozen=True)
-class Tool:
-    """One function the application can offer: what the model reads, and the code that runs."""
-
-    name: str
-    """The name the model calls it by."""
-    description: str
-    """What the model reads to decide when to call it."""
-    parameters: dict[str, Any]
-    """The JSON Schema of its arguments (an object schema)."""
-    fn: Callable[..., Any]
-    """Called with the validated arguments as keyword arguments."""
-    destructive: bool = False
-    """True if a human must confirm each call before it runs."""
-
-
-@dataclass(eq=False)
-class Toolbox:
-    """A registry of tools; each instance has its own tools, log and state, so nothing is shared."""
-
-    max_argument_chars: int = 100_000
-    """The longest argument string `run_tool_call` will parse."""
-    server_log: list[str] = field(default_factory=list)
-    """What went wrong, in detail, for us; the model never sees this."""
-    state: dict[str, Any] = field(default_factory=dict)
-    """Data the tools of this box work on (the demo keeps its notes here)."""
-    _tools: dict[str, Tool] = field(default_factory=dict, init=False, repr=False)
-
-    def tool(
-        self,
-        name: str,
-        description: str,
-        properties: Mapping[str, Any],
-        *,
-        destructive: bool = False,
-        required: Iterable[str] | None = None,
-    ) -> Callable[[F], F]:
-        """Register the decorated function with a strict-mode schema: no extra properties, all required."""
-        needed = list(properties) if required is None else list(required)
-        if unknown := [key for key in needed if key not in properties]:
-            raise ValueError(f"required names arguments that are not properties: {unknown}")
-        parameters = {
-            "type": "object",
-            "properties": copy.deepcopy(dict(properties)),
-            "required": needed,
-            "additionalProperties": False,
-        }
-
-        def register(fn: F) -> F:
-            self.add(Tool(name, description, parameters, fn, destructive))
-            return fn
-
-        return register
-
-    def add(self, tool: Tool) -> None:
-        """Register a tool; a badly formed or already registered name is a ValueError."""
-        if not isinstance(tool.name, str) or not TOOL_NAME.fullmatch(tool.name):
-            raise ValueError(f"tool name {tool.name!r} breaks the rule {TOOL_NAME.pattern}")
-        if tool.name in self._tools:
-            raise ValueError(f"a tool named {tool.name!r} is already registered")
-        self._tools[tool.name] = tool
-
-    def __getitem__(self, name: str) -> Tool:
-        return self._tools[name]
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name in self._tools
-
-    @property
-    def names(self) -> list[str]:
-        """The registered tool names, sorted."""
-        return sorted(self._tools)
 
 
 # ---- the argument checker: the subset of JSON Schema that tool parameters use -------------------------
@@ -364,29 +283,3 @@ def _describe(exc: BaseException) -> str:
 def _clip(text: str, limit: int = 100) -> str:
     """Shorten text that is echoed back, so a huge input does not come back huge."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-# ---- the `tools` field of a request ---------------------------------------------------------------------
-
-
-def tool_specs(
-    toolbox: Toolbox, names: Iterable[str], api: Literal["chat", "responses"]
-) -> list[dict[str, Any]]:
-    """The `tools` request field for `names`: nested under "function" for chat, flat for responses."""
-    if api not in ("chat", "responses"):
-        raise ValueError(f"api must be 'chat' or 'responses', not {api!r}")
-    specs = []
-    for name in names:
-        if name not in toolbox:
-            raise ValueError(f"no tool named {name!r} in this toolbox")
-        tool = toolbox[name]
-        function = {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": copy.deepcopy(tool.parameters),
-            "strict": True,
-        }
-        specs.append(
-            {"type": "function", "function": function} if api == "chat" else {"type": "function", **function}
-        )
-    return specs

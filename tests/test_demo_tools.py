@@ -3,8 +3,10 @@ from typing import Any
 
 import pytest
 
+from course_lib.arithmetic import safe_arithmetic
 from course_lib.demo_tools import PAGES, WEATHER_TOOL_NAMES, notes_of, weather_toolbox
-from course_lib.tools import Toolbox, run_tool_call, tool_specs
+from course_lib.specs import tool_specs
+from course_lib.tools import Toolbox, run_tool_call
 
 ALL = ("get_weather", "get_user_city", "average", "delete_note", "calculate", "fetch_page")
 NOT_CONFIRMED = {"error": "a human did not confirm this action; it was NOT performed"}
@@ -90,7 +92,23 @@ def test_toolboxes_do_not_share_notes() -> None:
     ],
 )
 def test_calculate_treats_the_expression_as_data(expression: str, expected: dict[str, Any]) -> None:
-    assert call("calculate", {"expression": expression}) == expected
+    assert (
+        call("calculate", {"expression": expression}, weather_toolbox(calculator=safe_arithmetic)) == expected
+    )
+
+
+def test_calculate_without_a_calculator_is_refused_as_a_tool_error() -> None:
+    assert call("calculate", {"expression": "1 + 1"}) == {
+        "error": "no calculator is installed in this toolbox"
+    }
+
+
+def test_get_weather_refuses_a_unit_it_does_not_know() -> None:
+    """The tool checks its own unit, so even a runner that checks no schema gets no made-up temperature."""
+    box = weather_toolbox()
+    assert json.loads(box.run("get_weather", '{"city": "Paris", "unit": "kelvin"}', ["get_weather"])) == {
+        "error": "unknown unit 'kelvin'"
+    }
 
 
 def test_fetch_page_labels_its_content_untrusted() -> None:

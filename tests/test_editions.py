@@ -188,7 +188,7 @@ def test_the_edition_library_imports_without_the_key(edition: Path) -> None:
     assert "No module named 'course_lib.envelope'" in done.stderr
 
 
-READY = ("01_envelope", "02_dispatcher")
+READY = ("01_envelope", "02_dispatcher", "03_loop")
 """The assignments whose learners' notebook needs no key but those its own edition publishes (every one, in time)."""
 
 

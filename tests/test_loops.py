@@ -6,12 +6,13 @@ import json
 
 import pytest
 
+from course_lib.chained import chained_responses_loop
 from course_lib.demo_tools import weather_toolbox
 from course_lib.errors import MaxStepsExceeded, ModelHTTPError
-from course_lib.loops import chained_responses_loop, chat_tool_loop, post_json, responses_tool_loop
+from course_lib.loops import LOOPS, chat_tool_loop, post_json, responses_tool_loop
 from course_lib.scenarios import PARIS, SCENARIOS, run_scenario
+from course_lib.specs import tool_specs
 from course_lib.standin import StandIn
-from course_lib.tools import tool_specs
 
 REQUESTS = {
     "single_chat": 2, "single_responses": 2, "parallel": 2, "one_per_turn": 4, "dependent": 3,
@@ -22,7 +23,7 @@ REQUESTS = {
 
 @pytest.mark.parametrize("key", sorted(REQUESTS))
 def test_each_seed_scenario_sends_its_documented_number_of_requests(server: StandIn, key: str) -> None:
-    assert run_scenario(server, SCENARIOS[key]).requests == REQUESTS[key]
+    assert run_scenario(server, SCENARIOS[key], LOOPS).requests == REQUESTS[key]
 
 
 def test_every_scenario_has_a_pinned_request_count() -> None:
@@ -30,7 +31,7 @@ def test_every_scenario_has_a_pinned_request_count() -> None:
 
 
 def test_three_calls_in_one_turn_are_all_answered_by_id(server: StandIn) -> None:
-    outcome = run_scenario(server, SCENARIOS["parallel"])
+    outcome = run_scenario(server, SCENARIOS["parallel"], LOOPS)
     answers = [m["tool_call_id"] for m in server.log[1].body["messages"] if m["role"] == "tool"]
     assert answers == ["call_1", "call_2", "call_3"] and outcome.text == "Temps: 15, 18, 3"
 
@@ -50,7 +51,7 @@ def test_the_responses_loop_replays_reasoning_items_of_a_reasoning_model() -> No
 
 
 def test_the_dependent_call_uses_the_first_result(server: StandIn) -> None:
-    outcome = run_scenario(server, SCENARIOS["dependent"])
+    outcome = run_scenario(server, SCENARIOS["dependent"], LOOPS)
     assert (
         json.loads(outcome.trace[1].arguments)["city"] == "Oslo"
         and outcome.text == "u1 lives where it is 3 C."
@@ -59,7 +60,7 @@ def test_the_dependent_call_uses_the_first_result(server: StandIn) -> None:
 
 def test_an_unexpected_exception_reaches_the_model_as_a_short_message_only(server: StandIn) -> None:
     toolbox = weather_toolbox()
-    outcome = run_scenario(server, SCENARIOS["unexpected"], toolbox)
+    outcome = run_scenario(server, SCENARIOS["unexpected"], LOOPS, toolbox)
     assert outcome.text == "Sorry: tool 'average' failed with ZeroDivisionError"
     assert "division by zero" in toolbox.server_log[0] and "division by zero" not in json.dumps(
         server.log[1].body

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from course_lib.errors import ToolError
-from course_lib.tools import Tool, Toolbox, check_args, run_tool_call, tool_specs
+from course_lib.specs import tool_specs
+from course_lib.tools import Tool, Toolbox, check_args, run_tool_call
 
 UNIT = {"type": "string", "enum": ["celsius", "fahrenheit"]}
 

@@ -3,9 +3,9 @@
 A key module is left out of the learners' edition until its assignment's key is published; every other
 module is infrastructure (the stand-in, the wire formats, fixtures, errors, the own-work check), and an
 infrastructure module that imports a key is left out with it (see `imports.closure`), so infrastructure
-reaches a key only through what is declared here. A module holding the keys of two assignments (`tools`:
-04's `tool_specs`, 05's `check_args` and `run_tool_call`; `loops`: 03's two loops, 04's `chained_responses_loop`)
-is published only when both are.
+reaches a key only through what is declared here. A module holding the keys of two assignments would be
+published only when both are; none does today (keys and infrastructure live in separate modules: `toolbox` and
+`model_api` are infrastructure, `loops` is 03's key, `specs`, `streaming` and `chained` 04's, `tools` 05's).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ KEYS: Mapping[str, tuple[str, ...]] = {
     "01_envelope": ("course_lib.envelope",),
     "02_dispatcher": ("course_lib.stock",),
     "03_loop": ("course_lib.loops",),
-    "04_wire": ("course_lib.tools", "course_lib.streaming", "course_lib.loops"),
+    "04_wire": ("course_lib.specs", "course_lib.streaming", "course_lib.chained"),
     "05_failures": ("course_lib.tools",),
     "06_security": ("course_lib.arithmetic",),
     "07_capstone": (
@@ -29,7 +29,13 @@ KEYS: Mapping[str, tuple[str, ...]] = {
 """assignment -> the modules defining its graded functions (tests/test_editions.py checks every one is here)."""
 
 BUILDS_ON: Mapping[str, tuple[str, ...]] = {
-    "03_loop": ("04_wire", "05_failures"),  # the reference loop runs tools with `run_tool_call`, `tool_specs`
+    "04_wire": ("03_loop",),  # the chained loop reads its text as 03's does; the demos run 03's loops
+    "05_failures": ("03_loop", "04_wire"),  # the demos run the dispatcher inside 03's loops; tools re-exports
+    # 04's tool_specs
+    "06_security": (
+        "03_loop",
+        "05_failures",
+    ),  # the demos run 03's loops; approval runs calls with 05's dispatcher
     "07_capstone": ("01_envelope", "03_loop", "04_wire", "05_failures"),  # adapters parse envelopes and post
     # turns with the loop's helpers; the harness checks and runs tools
 }

@@ -57,7 +57,7 @@ def chat_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None
         step += 1
         request = dict(extra)
         request["model"] = MODEL if model is None else model
-        request["tools"] = tool_specs(toolbox, names, "chat")
+        request["tools"] = [{"type": "function", "function": toolbox[name].declaration()} for name in names]
         request["messages"] = history
         if tool_choice is not None and (sticky or step == 1):
             request["tool_choice"] = tool_choice
@@ -70,7 +70,7 @@ def chat_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None
             return ("" if content is None else content), trace
         for tool_call in tool_calls:
             function = tool_call["function"]
-            output = run_tool_call(toolbox, function["name"], function["arguments"], names, confirm)
+            output = toolbox.run(function["name"], function["arguments"], names, confirm)
             trace.append((step, function["name"], function["arguments"], output))
             history.append({"role": "tool", "tool_call_id": tool_call["id"], "content": output})
     raise MaxStepsExceeded(f"gave up after {max_steps} requests", trace)
@@ -87,7 +87,9 @@ def responses_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm
         step += 1
         request = dict(extra)
         request["model"] = MODEL if model is None else model
-        request["tools"] = tool_specs(toolbox, names, "responses")
+        request["tools"] = []
+        for name in names:
+            request["tools"].append(dict(type="function", **toolbox[name].declaration()))
         request["input"] = history
         if tool_choice is not None and (sticky or step == 1):
             request["tool_choice"] = tool_choice
@@ -104,7 +106,7 @@ def responses_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm
                             text += part["text"]
             return text, trace
         for function_call in function_calls:
-            output_string = run_tool_call(toolbox, function_call["name"], function_call["arguments"], names, confirm)
+            output_string = toolbox.run(function_call["name"], function_call["arguments"], names, confirm)
             trace.append((step, function_call["name"], function_call["arguments"], output_string))
             history.append({"type": "function_call_output", "call_id": function_call["call_id"],
                             "output": output_string})

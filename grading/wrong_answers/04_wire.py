@@ -873,9 +873,9 @@ WRONG_ANSWERS += [
     WrongAnswer(
         CHAINED,
         "imports the library's chained_responses_loop instead of writing one",
-        "from course_lib.loops import chained_responses_loop\n",
+        "from course_lib.chained import chained_responses_loop\n",
         ALL_CHAINED_TESTS,
-        "importing or wrapping anything from `course_lib.loops` but `post_json` scores nothing",
+        "importing or wrapping anything from `course_lib.chained` but `post_json` scores nothing",
     ),
     WrongAnswer(
         CHAINED,
