@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from course_lib import pack
-from course_lib.adapters import APIS
-from course_lib.desk import CANARY, DeskResult, FakeClock, run_desk
+from course_lib.desk import CANARY, DeskResult, FakeClock
+from course_lib.desk import cli as desk_cli
+from course_lib.desk.harness import run_desk
 from course_lib.pack import (
     COUNTERS,
     SCENARIOS,
@@ -22,13 +23,14 @@ from course_lib.pack import (
     render_html,
     run_pack,
 )
+from course_lib.turns import APIS
 
 SEED_FIVE = ("hallucinated_name", "truncated_json", "fifty_calls", "same_call_forever", "injection_ignore")
 
 
 @pytest.fixture(scope="module")
 def report() -> PackReport:
-    return run_pack()
+    return run_pack(run_desk)
 
 
 def rows_of(report: PackReport, scenario: Scenario) -> list[Any]:
@@ -85,8 +87,8 @@ def test_the_table_holds_no_ports_or_timings(report: PackReport) -> None:
 
 
 def test_main_prints_the_report_and_exits_zero(report: PackReport, monkeypatch: Any, capsys: Any) -> None:
-    monkeypatch.setattr(pack, "run_pack", lambda: report)
-    assert pack.main([]) == 0 and capsys.readouterr().out == render(report) + "\n"
+    monkeypatch.setattr(desk_cli, "run_pack", lambda run: report)
+    assert desk_cli.main([]) == 0 and capsys.readouterr().out == render(report) + "\n"
 
 
 def test_the_cli_lists_the_scenarios() -> None:
