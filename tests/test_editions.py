@@ -178,7 +178,7 @@ def test_the_edition_library_imports_without_the_key(edition: Path) -> None:
     assert "No module named 'course_lib.envelope'" in done.stderr
 
 
-READY = ("01_envelope",)
+READY = ("01_envelope", "07_capstone")
 """The assignments whose learners' notebook needs no key but those its own edition publishes (every one, in time)."""
 
 
