@@ -84,6 +84,14 @@ def test_no_text_at_all_is_a_model_turn_error() -> None:
         final_turn(None)
 
 
+def test_make_client_refuses_chat_without_the_class_to_build() -> None:
+    with (
+        StandIn([]) as server,
+        pytest.raises(ValueError, match=r'api "chat" needs a Chat Completions adapter'),
+    ):
+        make_client("chat", server, TOOLS)
+
+
 def test_tools_field_follows_each_documented_shape() -> None:
     chat, responses, anthropic = (tools_field(api, TOOLS)[0] for api in ("chat", "responses", "anthropic"))
     assert chat["function"]["name"] == "get_order" and chat["function"]["strict"] is True

@@ -60,6 +60,21 @@ def test_a_key_reaches_only_the_keys_it_declares_it_builds_on(assignment: str) -
         assert closure(module, EDGES) & every_key <= allowed, module
 
 
+@pytest.mark.parametrize(
+    "module",
+    [
+        "course_lib.turns",
+        "course_lib.clients",
+        "course_lib.desk",
+        "course_lib.pack",
+        "course_lib.pack_record",
+    ],
+)
+def test_the_capstones_infrastructure_imports_none_of_its_keys(module: str) -> None:
+    """What notebook 07 imports besides its keys reaches them through no import, parent package included."""
+    assert closure(module, EDGES) and not closure(module, EDGES) & set(KEYS["07_capstone"])
+
+
 def test_the_bundle_refuses_a_notebook_that_needs_an_unpublished_key() -> None:
     with pytest.raises(EditionError, match=r"02_dispatcher\.ipynb: `from course_lib import stock` needs "
                        r"course_lib\.stock \(the key of 02_dispatcher\)"):  # fmt: skip
