@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import course_lib.adapters
-from course_lib.adapters import BadCall, ToolResult
 from course_lib.desk import desk_toolbox
 from course_lib.errors import ModelHTTPError
+from course_lib.turns import BadCall, ToolResult
 from tests.instructor_solutions import instructor_solution
 
 ARGUMENTS = ('{"order_id": "A-1003"}', '{"order_id": "A-10', "[]", "{}", '{"a": 1, "a": 2}', "NaN", "")

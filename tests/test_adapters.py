@@ -8,20 +8,21 @@ from typing import Any
 
 import pytest
 
-from course_lib.adapters import (
+from course_lib.adapters import ChatAdapter
+from course_lib.clients import make_client
+from course_lib.desk import desk_toolbox
+from course_lib.errors import EnvelopeError, ModelHTTPError, ModelTurnError
+from course_lib.standin import StandIn
+from course_lib.turns import (
     APIS,
     MAX_ARGUMENT_CHARS,
     BadCall,
     ToolResult,
     call_item,
     final_turn,
-    make_client,
     parse_arguments,
     tools_field,
 )
-from course_lib.desk import desk_toolbox
-from course_lib.errors import EnvelopeError, ModelHTTPError, ModelTurnError
-from course_lib.standin import StandIn
 
 ORDER = ("get_order", '{"order_id": "A-1001"}')
 TOOLS = [desk_toolbox()[name] for name in ("get_order", "issue_refund")]
@@ -30,7 +31,7 @@ TOOLS = [desk_toolbox()[name] for name in ("get_order", "issue_refund")]
 def conversation(api: str, script: list[Any], **options: Any) -> tuple[list[Any], StandIn]:
     """Start a conversation on `api` and return the first turn (and the closed server, for its log)."""
     with StandIn(script, **options) as server:
-        client = make_client(api, server, TOOLS)
+        client = make_client(api, server, TOOLS, chat=ChatAdapter)
         try:
             return client.start("Where is A-1001?", timeout=5), server
         finally:
@@ -83,6 +84,14 @@ def test_no_text_at_all_is_a_model_turn_error() -> None:
         final_turn(None)
 
 
+def test_make_client_refuses_chat_without_the_class_to_build() -> None:
+    with (
+        StandIn([]) as server,
+        pytest.raises(ValueError, match=r'api "chat" needs a Chat Completions adapter'),
+    ):
+        make_client("chat", server, TOOLS)
+
+
 def test_tools_field_follows_each_documented_shape() -> None:
     chat, responses, anthropic = (tools_field(api, TOOLS)[0] for api in ("chat", "responses", "anthropic"))
     assert chat["function"]["name"] == "get_order" and chat["function"]["strict"] is True
@@ -98,7 +107,7 @@ def test_tools_field_refuses_an_unknown_api() -> None:
 @pytest.mark.parametrize("api", APIS)
 def test_every_adapter_turns_a_round_trip_into_envelopes(api: str) -> None:
     with StandIn([("calls", [ORDER]), ("text", lambda results: f"got {len(results)}")]) as server:
-        client = make_client(api, server, TOOLS)
+        client = make_client(api, server, TOOLS, chat=ChatAdapter)
         first = client.start("Where is A-1001?", timeout=5)
         final = client.reply([ToolResult(first[0]["id"], '{"result": 1}')], timeout=5)
     assert first[0]["name"] == "get_order" and final == [{"kind": "final", "text": "got 1"}]
@@ -124,7 +133,7 @@ def test_every_adapter_gives_up_at_its_timeout(api: str) -> None:
     with StandIn([("text", lambda results: release.wait(10.0) and "late")]) as server:
         try:
             with pytest.raises(ModelHTTPError) as error:
-                make_client(api, server, TOOLS).start("hi", timeout=0.2)
+                make_client(api, server, TOOLS, chat=ChatAdapter).start("hi", timeout=0.2)
         finally:
             release.set()
     assert error.value.status == 0
@@ -138,7 +147,7 @@ def test_anthropic_truncated_arguments_end_the_turn() -> None:
 
 def test_anthropic_results_are_tool_result_blocks_with_is_error() -> None:
     with StandIn([("calls", [ORDER]), ("text", "ok")]) as server:
-        client = make_client("anthropic", server, TOOLS)
+        client = make_client("anthropic", server, TOOLS, chat=ChatAdapter)
         first = client.start("hi", timeout=5)
         client.reply([ToolResult(first[0]["id"], '{"error": "no"}', is_error=True)], timeout=5)
     block = server.log[1].body["messages"][-1]["content"][0]
@@ -153,14 +162,14 @@ def test_anthropic_results_are_tool_result_blocks_with_is_error() -> None:
 @pytest.mark.parametrize("api", ["openai-sdk-chat", "openai-sdk-responses", "anthropic"])
 def test_sdk_clients_validate_strictly_and_never_retry(api: str) -> None:
     with StandIn() as server:
-        client: Any = make_client(api, server, TOOLS)
+        client: Any = make_client(api, server, TOOLS, chat=ChatAdapter)
         assert client.client._strict_response_validation is True and client.client.max_retries == 0
 
 
 @pytest.mark.parametrize("api", ["responses", "openai-sdk-responses"])
 def test_responses_adapters_replay_a_reasoning_models_items(api: str) -> None:
     with StandIn([("calls", [ORDER]), ("text", "done")], reasoning=True) as server:
-        client = make_client(api, server, TOOLS)
+        client = make_client(api, server, TOOLS, chat=ChatAdapter)
         first = client.start("hi", timeout=5)
         assert client.reply([ToolResult(first[0]["id"], "{}")], timeout=5)[0]["text"] == "done"
 
@@ -169,6 +178,6 @@ def test_responses_adapters_replay_a_reasoning_models_items(api: str) -> None:
 def test_sdk_adapters_can_replay_a_lone_surrogate_the_model_sent(api: str) -> None:
     """An SDK encodes UTF-8 and would crash on a lone surrogate; the adapter replays U+FFFD instead."""
     with StandIn([("calls", [("get_order\ud800", "{}")]), ("text", "ok")]) as server:
-        client = make_client(api, server, TOOLS)
+        client = make_client(api, server, TOOLS, chat=ChatAdapter)
         bad = client.start("hi", timeout=5)[0]
         assert isinstance(bad, BadCall) and client.reply([ToolResult(bad.id, "{}", True)], timeout=5)

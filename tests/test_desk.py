@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from course_lib.adapters import APIS
 from course_lib.desk import (
     CANARY,
     DEFAULT_POLICY,
@@ -20,25 +19,18 @@ from course_lib.desk import (
     REDACTED,
     STATUSES,
     WRITE_TOOLS,
-    Budget,
     FakeClock,
     Taint,
-    ask_approver,
-    audit_entry,
-    audit_lines,
-    clean,
-    declarations,
     desk_toolbox,
-    effective_mode,
     find_secrets,
-    mode_for,
-    offered_tools,
     over_auto_limit,
-    redact,
-    run_desk,
-    write_audit,
 )
+from course_lib.desk.audit import audit_entry, audit_lines, clean, redact, write_audit
+from course_lib.desk.budget import Budget
+from course_lib.desk.harness import declarations, run_desk
+from course_lib.desk.policy import ask_approver, effective_mode, mode_for, offered_tools
 from course_lib.tools import run_tool_call
+from course_lib.turns import APIS
 from course_lib.wire.common import Conversation
 
 REFUND = {"order_id": "A-1001", "amount_cents": 4200, "receipt_email": "ada@example.com", "note": "broken"}

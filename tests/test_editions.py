@@ -70,6 +70,21 @@ def _importing_the_key(folder: Path, assignment: str = "02_dispatcher") -> Path:
     return folder
 
 
+@pytest.mark.parametrize(
+    "module",
+    [
+        "course_lib.turns",
+        "course_lib.clients",
+        "course_lib.desk",
+        "course_lib.pack",
+        "course_lib.pack_record",
+    ],
+)
+def test_the_capstones_infrastructure_imports_none_of_its_keys(module: str) -> None:
+    """What notebook 07 imports besides its keys reaches them through no import, parent package included."""
+    assert closure(module, EDGES) and not closure(module, EDGES) & set(KEYS["07_capstone"])
+
+
 def test_the_bundle_refuses_a_notebook_that_needs_an_unpublished_key(tmp_path: Path) -> None:
     with pytest.raises(EditionError, match=r"02_dispatcher\.ipynb: `from course_lib import stock` needs "
                        r"course_lib\.stock \(the key of 02_dispatcher\)"):  # fmt: skip
@@ -188,7 +203,7 @@ def test_the_edition_library_imports_without_the_key(edition: Path) -> None:
     assert "No module named 'course_lib.envelope'" in done.stderr
 
 
-READY = ("01_envelope", "02_dispatcher", "03_loop")
+READY = ("01_envelope", "02_dispatcher", "03_loop", "07_capstone")
 """The assignments whose learners' notebook needs no key but those its own edition publishes (every one, in time)."""
 
 

@@ -6,7 +6,14 @@ import pytest
 from course_lib.fixtures import fixture_names, load_fixture
 
 LISTS = ["envelope_accepted", "envelope_rejected", "stock_accepted", "stock_rejected"]
-EXPECTED = ["arithmetic_cases", "envelope_accepted", "envelope_rejected", "stock_accepted", "stock_rejected"]
+EXPECTED = [
+    "arithmetic_cases",
+    "desk_pack_reference",
+    "envelope_accepted",
+    "envelope_rejected",
+    "stock_accepted",
+    "stock_rejected",
+]
 
 
 def test_fixture_names_lists_every_published_file() -> None:
@@ -40,5 +47,7 @@ def test_name_outside_the_pattern_is_rejected(name: str) -> None:
 
 
 def test_unknown_name_lists_the_available_ones() -> None:
-    with pytest.raises(ValueError, match="unknown fixture 'nope'; available: arithmetic_cases, envelope_"):
+    with pytest.raises(
+        ValueError, match="unknown fixture 'nope'; available: arithmetic_cases, desk_pack_reference, "
+    ):
         load_fixture("nope")

@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.adapters import APIS, make_client
+from course_lib.adapters import ChatAdapter
+from course_lib.clients import make_client
 from course_lib.demo_tools import weather_toolbox
 from course_lib.loopback import LOOPBACK, bypass_proxies_for_loopback
 from course_lib.loops import chat_tool_loop, post_json, responses_tool_loop
 from course_lib.standin import StandIn
+from course_lib.turns import APIS
 from tests.notebook_runner import graded_results, instructor_notebook
 
 PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
@@ -93,7 +95,7 @@ def test_the_urllib_loops_go_direct_behind_a_proxy(proxy: FakeProxy) -> None:
 def test_every_adapter_and_sdk_client_goes_direct_behind_a_proxy(proxy: FakeProxy, api: str) -> None:
     bypass_proxies_for_loopback()
     with StandIn([("text", "hi")]) as server:
-        client = make_client(api, server, [])
+        client = make_client(api, server, [], chat=ChatAdapter)
         try:
             assert client.start("hi", timeout=10) == [{"kind": "final", "text": "hi"}]
         finally:

@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from course_lib import pack
-from course_lib.adapters import APIS
-from course_lib.desk import CANARY, DeskResult, FakeClock, run_desk
+from course_lib.desk import CANARY, DeskResult, FakeClock
+from course_lib.desk import cli as desk_cli
+from course_lib.desk.harness import run_desk
+from course_lib.fixtures import load_fixture
 from course_lib.pack import (
     COUNTERS,
     SCENARIOS,
@@ -22,13 +24,15 @@ from course_lib.pack import (
     render_html,
     run_pack,
 )
+from course_lib.pack_record import FIXTURE, record, reference_report, reference_run
+from course_lib.turns import APIS
 
 SEED_FIVE = ("hallucinated_name", "truncated_json", "fifty_calls", "same_call_forever", "injection_ignore")
 
 
 @pytest.fixture(scope="module")
 def report() -> PackReport:
-    return run_pack()
+    return run_pack(run_desk)
 
 
 def rows_of(report: PackReport, scenario: Scenario) -> list[Any]:
@@ -85,8 +89,23 @@ def test_the_table_holds_no_ports_or_timings(report: PackReport) -> None:
 
 
 def test_main_prints_the_report_and_exits_zero(report: PackReport, monkeypatch: Any, capsys: Any) -> None:
-    monkeypatch.setattr(pack, "run_pack", lambda: report)
-    assert pack.main([]) == 0 and capsys.readouterr().out == render(report) + "\n"
+    monkeypatch.setattr(desk_cli, "run_pack", lambda run: report)
+    assert desk_cli.main([]) == 0 and capsys.readouterr().out == render(report) + "\n"
+
+
+def test_the_published_record_is_what_the_reference_does_today(report: PackReport) -> None:
+    """A change to the pack or to a reference must be followed by `python -m course_lib.desk --record`."""
+    assert record(report, desk_cli.demo_run()) == load_fixture(FIXTURE)
+
+
+def test_the_record_reads_back_as_the_reference_report_and_run(report: PackReport) -> None:
+    assert render(reference_report()) == render(report)
+    again = reference_run()
+    assert (again.status, again.requests, [name for name, _ in again.executed]) == (
+        "answered",
+        3,
+        ["get_order", "issue_refund"],
+    )
 
 
 def test_the_cli_lists_the_scenarios() -> None:

@@ -184,10 +184,11 @@ def test_capstone_wrong_answers_lose_the_cells_they_name() -> None:
 
 
 BORROWED = {
-    "budget": "class Budget(desk_lib.Budget):\n    pass\n",
+    "budget": "import course_lib.desk.budget\n\n\nclass Budget(course_lib.desk.budget.Budget):\n    pass\n",
     "chat_adapter": (
+        "import course_lib.adapters\n\n\n"
         "class ChatAdapter:\n    api = 'chat'\n    def __init__(self, base, tools, *, model=MODEL):\n"
-        "        self._inner = adapters_lib.ChatAdapter(base, tools, model=model)\n"
+        "        self._inner = course_lib.adapters.ChatAdapter(base, tools, model=model)\n"
         "    def start(self, user_text, *, timeout):\n        return self._inner.start(user_text, timeout=timeout)\n"
         "    def reply(self, results, *, timeout):\n        return self._inner.reply(results, timeout=timeout)\n"
         "    @property\n    def requests(self):\n        return self._inner.requests\n"

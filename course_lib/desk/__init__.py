@@ -1,17 +1,20 @@
-"""Notebook 07: the support-desk harness, one concept per module.
+"""Notebook 07: the support desk, one concept per module.
+
+Infrastructure (what this package re-exports, and what a learners' edition holds):
 
 - `data`: the data set, its four tools and their business rules (`CANARY`, `READ_TOOLS`, `WRITE_TOOLS`);
-- `policy`: the policy table (auto, confirm, never) and the approver;
-- `budget`: requests, wall-clock seconds (on an injectable clock) and identical repeated calls;
-- `audit`: one entry per proposed call, secrets redacted;
+- `policy_tables`: the policies (auto, confirm, never) and what an approver is;
+- `clock`: the `FakeClock` budgets are measured on in tests and in the pack;
+- `log_safety`: what a log line must never hold, and `find_secrets`, the detector;
 - `taint`: writes carrying values that came from tool output;
-- `harness`: `run_desk`, the loop that puts them together.
+- `runs`: what a run returns (`DeskResult`), its statuses and defaults.
 
-`python -m course_lib.desk` runs the misbehaving-model pack (`course_lib.pack`) and prints its table.
+The exercises' references (keys, never imported here): `policy` (Parts A and B), `budget` (C), `audit`
+(D and E); `harness` is the reference `run_desk` put together from them and `course_lib.adapters`.
+`python -m course_lib.desk` runs the misbehaving-model pack (`course_lib.pack`) on it and prints its table.
 """
 
-from course_lib.desk.audit import REDACTED, audit_entry, audit_lines, clean, find_secrets, redact, write_audit
-from course_lib.desk.budget import Budget, FakeClock, canonical
+from course_lib.desk.clock import FakeClock
 from course_lib.desk.data import (
     AUTO_REFUND_LIMIT_CENTS,
     CANARY,
@@ -23,15 +26,8 @@ from course_lib.desk.data import (
     over_auto_limit,
     refunds_of,
 )
-from course_lib.desk.harness import (
-    DEFAULT_USER_TEXT,
-    MAX_CALLS_PER_TURN,
-    STATUSES,
-    DeskResult,
-    declarations,
-    run_desk,
-)
-from course_lib.desk.policy import (
+from course_lib.desk.log_safety import KEY_PATTERN, MAX_AUDIT_CHARS, REDACTED, SECRET_PIECE, find_secrets
+from course_lib.desk.policy_tables import (
     APPROVER_TIMEOUT_SECONDS,
     DEFAULT_POLICY,
     OPEN_POLICY,
@@ -39,11 +35,8 @@ from course_lib.desk.policy import (
     READ_ONLY_POLICY,
     Approver,
     Policy,
-    ask_approver,
-    effective_mode,
-    mode_for,
-    offered_tools,
 )
+from course_lib.desk.runs import DEFAULT_USER_TEXT, MAX_CALLS_PER_TURN, STATUSES, DeskResult
 from course_lib.desk.taint import Taint
 
 __all__ = [
@@ -53,35 +46,25 @@ __all__ = [
     "DEFAULT_POLICY",
     "DEFAULT_USER_TEXT",
     "INJECTIONS",
+    "KEY_PATTERN",
+    "MAX_AUDIT_CHARS",
     "MAX_CALLS_PER_TURN",
     "OPEN_POLICY",
     "POLICIES",
     "READ_ONLY_POLICY",
     "READ_TOOLS",
     "REDACTED",
+    "SECRET_PIECE",
     "SIGNED_IN",
     "STATUSES",
     "WRITE_TOOLS",
     "Approver",
-    "Budget",
     "DeskResult",
     "FakeClock",
     "Policy",
     "Taint",
-    "ask_approver",
-    "audit_entry",
-    "audit_lines",
-    "canonical",
-    "clean",
-    "declarations",
-    "effective_mode",
     "desk_toolbox",
     "find_secrets",
-    "mode_for",
-    "offered_tools",
     "over_auto_limit",
-    "redact",
     "refunds_of",
-    "run_desk",
-    "write_audit",
 ]

@@ -2,6 +2,6 @@
 
 import sys
 
-from course_lib.pack import main
+from course_lib.desk.cli import main
 
 sys.exit(main())

@@ -1,4 +1,4 @@
-"""Notebook 07: the audit log: one entry per proposed call, secrets redacted, safe to write whatever came in.
+"""Notebook 07, Parts D and E: the audit log: one entry per proposed call, secrets redacted, safe to write.
 
 An entry records the call's name, its validated arguments (None when they did not validate), the
 decision ("auto", "approved", "denied", "refused", "skipped"), why, and the outcome sent to the model.
@@ -12,38 +12,17 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
-from course_lib.adapters import STAND_IN_KEY
 from course_lib.desk.data import CANARY
+from course_lib.desk.log_safety import KEY_PATTERN, MAX_AUDIT_CHARS, REDACTED, SECRET_PIECE, find_secrets
+from course_lib.turns import STAND_IN_KEY
 
-__all__ = [
-    "KEY_PATTERN",
-    "MAX_AUDIT_CHARS",
-    "REDACTED",
-    "SECRET_PIECE",
-    "audit_entry",
-    "audit_lines",
-    "clean",
-    "find_secrets",
-    "redact",
-    "write_audit",
-]
-
-REDACTED = "[REDACTED]"
-MAX_AUDIT_CHARS = 300
-"""The longest string an entry keeps; the rest is replaced by a note of how much was cut."""
+__all__ = ["audit_entry", "audit_lines", "clean", "redact", "write_audit"]
 
 MAX_ITEMS = 50
 """The most keys or list items an entry keeps per container."""
-
-SECRET_PIECE = 10
-"""Any piece of CANARY this long is redacted too, so half a secret is no leak."""
-
-KEY_PATTERN = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_-]{8,}|\bBearer\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)
-"""Text that looks like an API key (OpenAI and Anthropic keys start with sk-) or an Authorization header."""
 
 _INVISIBLE = "(?:[\u00ad\u200b-\u200f\u2060\ufeff])*"
 
@@ -73,44 +52,10 @@ def _runs(secret: str, size: int) -> str:
     return "|".join(alternatives)
 
 
-def _pieces(secret: str, size: int) -> list[str]:
-    """Every piece of `secret` of length `size` (the whole secret if it is shorter)."""
-    size = min(size, len(secret))
-    return [secret[start : start + size] for start in range(len(secret) - size + 1)]
-
-
 _SECRET_PATTERN = re.compile(
     _runs(CANARY, SECRET_PIECE) + "|" + _runs(STAND_IN_KEY, len(STAND_IN_KEY)), re.IGNORECASE
 )
 _REPEATED_MARKS = re.compile(r"(?:\[REDACTED\]){2,}")
-_ESCAPES = re.compile(
-    r"\\+u([0-9a-fA-F]{4})|\\+x([0-9a-fA-F]{2})|%([0-9a-fA-F]{2})|&#(\d{1,7});|&#x([0-9a-fA-F]{1,6});"
-)
-
-
-def _unescape(match: re.Match[str]) -> str:
-    hex4, hex2, percent, decimal, hexadecimal = match.groups()
-    code = int(hex4 or hex2 or percent or hexadecimal or "0", 16) if not decimal else int(decimal)
-    return chr(code) if code < 0x110000 else ""
-
-
-def find_secrets(text: str) -> list[str]:
-    """Which secrets `text` still holds once escapes are decoded and invisible characters dropped."""
-    plain = text
-    for _ in range(4):  # escapes may be nested: \\u005cu0037 ...
-        decoded = _ESCAPES.sub(_unescape, plain)
-        if decoded == plain:
-            break
-        plain = decoded
-    plain = "".join(
-        c for c in unicodedata.normalize("NFKC", plain) if unicodedata.category(c) != "Cf"
-    ).casefold()
-    found = []
-    if any(piece.casefold() in plain for piece in _pieces(CANARY, SECRET_PIECE)):
-        found.append("CANARY")
-    if STAND_IN_KEY.casefold() in plain or KEY_PATTERN.search(plain):
-        found.append("API key")
-    return found
 
 
 def redact(text: str) -> str:

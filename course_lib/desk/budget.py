@@ -1,23 +1,23 @@
-"""Notebook 07: the budgets that bound a run: model requests, wall-clock seconds, identical repeated calls.
+"""Notebook 07, Part C: the budgets that bound a run: model requests, wall-clock seconds, identical repeated calls.
 
 The harness asks before every model request (`next_request`) and before every tool call (`out_of_time`,
 `repeat`); each answer is either None (go on) or the status that ends the run. Every model request gets
 at most `remaining()` seconds, so a slow model cannot stretch the run past its wall-clock budget.
-The time comes from an injectable clock: `time.monotonic` for a real run, a `FakeClock` in tests and in
-the pack, where a slow model advances the clock instead of sleeping, so no outcome depends on machine load.
+The time comes from an injectable clock: `time.monotonic` for a real run, a `FakeClock`
+(`course_lib.desk.clock`) in tests and in the pack, where a slow model advances the clock instead of
+sleeping, so no outcome depends on machine load.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Budget", "FakeClock", "canonical"]
+__all__ = ["Budget", "canonical"]
 
 
 def canonical(name: str, arguments: Any) -> str:
@@ -37,24 +37,6 @@ def _whole(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
-
-
-class FakeClock:
-    """A clock that moves only when told to: `clock()` reads it, `advance(seconds)` moves it (thread-safe)."""
-
-    def __init__(self, start: float = 1000.0) -> None:
-        self._now, self._lock = float(start), threading.Lock()
-
-    def __call__(self) -> float:
-        with self._lock:
-            return self._now
-
-    def advance(self, seconds: float) -> None:
-        """Move the clock forward by `seconds` (never backwards: a negative amount is refused)."""
-        if not seconds >= 0:
-            raise ValueError(f"a clock cannot go backwards: advance({seconds!r})")
-        with self._lock:
-            self._now += seconds
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Notebook 07: the support-desk harness: one loop over the envelope, every proposed call through one gate.
+"""Notebook 07: the reference support-desk harness: one loop over the envelope, every call through one gate.
 
 `run_desk` starts its own stand-in with the script, talks to it through the adapter for `api`, and
 handles each proposed call in a fixed order, writing one audit entry per call:
@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
 
-from course_lib.adapters import APIS, BadCall, Item, ModelClient, ToolResult, make_client, tools_field
-from course_lib.desk.audit import audit_entry, find_secrets, redact
+from course_lib.adapters import ChatAdapter
+from course_lib.clients import make_client
+from course_lib.desk.audit import audit_entry, redact
 from course_lib.desk.budget import Budget
 from course_lib.desk.data import (
     AUTO_REFUND_LIMIT_CENTS,
@@ -34,54 +35,34 @@ from course_lib.desk.data import (
     desk_toolbox,
     over_auto_limit,
 )
-from course_lib.desk.policy import (
-    APPROVER_TIMEOUT_SECONDS,
-    DEFAULT_POLICY,
-    Approver,
-    Policy,
-    ask_approver,
-    effective_mode,
-    mode_for,
-    offered_tools,
-)
+from course_lib.desk.log_safety import find_secrets
+from course_lib.desk.policy import ask_approver, effective_mode, mode_for, offered_tools
+from course_lib.desk.policy_tables import APPROVER_TIMEOUT_SECONDS, DEFAULT_POLICY, Approver, Policy
+from course_lib.desk.runs import DEFAULT_USER_TEXT, MAX_CALLS_PER_TURN, DeskResult, Script
 from course_lib.desk.taint import Taint
 from course_lib.errors import ModelHTTPError, ModelTurnError
-from course_lib.scripted import Step
 from course_lib.standin import StandIn
 from course_lib.tools import check_args, run_tool_call
-from course_lib.wire.common import Conversation
+from course_lib.turns import APIS, BadCall, Item, ModelClient, ToolResult, tools_field
 
-__all__ = ["DEFAULT_USER_TEXT", "MAX_CALLS_PER_TURN", "STATUSES", "DeskResult", "declarations", "run_desk"]
-
-Status = Literal["answered", "step_budget", "time_budget", "repeated_call", "model_error"]
-STATUSES = ("answered", "step_budget", "time_budget", "repeated_call", "model_error")
-
-MAX_CALLS_PER_TURN = 8
-"""Calls after the eighth in one model turn are answered as skipped."""
-
-DEFAULT_USER_TEXT = "Hi, is my order A-1003 on its way?"
+__all__ = ["REFERENCE_PIECES", "declarations", "run_desk"]
 
 NOT_DONE = "it was NOT performed"
-Script = Iterable[Step] | Callable[[Conversation], Step]
-"""A stand-in script (a list of steps) or a function model of the conversation."""
 
-
-@dataclass
-class DeskResult:
-    """How one run ended, what it cost, what ran, and the audit log."""
-
-    status: str = ""
-    """One of STATUSES."""
-    requests: int = 0
-    """Model requests sent."""
-    executed: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    """(tool name, arguments) of every call that actually ran, in order."""
-    audit: list[dict[str, Any]] = field(default_factory=list)
-    """One cleaned entry per proposed call."""
-    text: str = ""
-    """The model's final answer (empty unless the status is "answered")."""
-    reason: str = ""
-    """Why the run ended, in a sentence."""
+REFERENCE_PIECES: Mapping[str, Any] = MappingProxyType(
+    {
+        "mode_for": mode_for,
+        "offered_tools": offered_tools,
+        "effective_mode": effective_mode,
+        "ask_approver": ask_approver,
+        "Budget": Budget,
+        "redact": redact,
+        "audit_entry": audit_entry,
+        "ChatAdapter": ChatAdapter,
+    }
+)
+"""The graded pieces `run_desk` is made of, by name: what notebook 07's hidden tests put beside a learner's
+piece when they run the pack through the notebook's harness with that one piece swapped in."""
 
 
 def declarations(api: str, policy: Policy | None = None) -> list[dict[str, Any]]:
@@ -162,7 +143,9 @@ class _Desk:
             return _stop(self.result, "model_error", f"unknown api {self.api!r}")
         server = StandIn(model=script) if callable(script) else StandIn(script)
         with server:
-            client = make_client(self.api, server, [self.box[name] for name in self.offered])
+            client = make_client(
+                self.api, server, [self.box[name] for name in self.offered], chat=ChatAdapter
+            )
             try:
                 self._loop(client)
             finally:

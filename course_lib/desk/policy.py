@@ -1,4 +1,4 @@
-"""Notebook 07: the policy table (auto, confirm, never) and the approver a `confirm` asks.
+"""Notebook 07, Parts A and B: enforcing the policy table (auto, confirm, never), and asking the approver.
 
 The policy is enforced in the dispatcher, never in the prompt. It fails closed: a tool missing from the
 table, or mapped to anything but "auto", "confirm" or "never", counts as "never", and a "never" tool is
@@ -10,54 +10,12 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from types import MappingProxyType
-from typing import Any, Literal
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from course_lib.desk.data import READ_TOOLS, WRITE_TOOLS
+from course_lib.desk.policy_tables import Approver, Mode, Policy
 
-__all__ = [
-    "APPROVER_TIMEOUT_SECONDS",
-    "DEFAULT_POLICY",
-    "OPEN_POLICY",
-    "POLICIES",
-    "READ_ONLY_POLICY",
-    "Approver",
-    "Mode",
-    "Policy",
-    "ask_approver",
-    "effective_mode",
-    "mode_for",
-    "offered_tools",
-]
-
-Mode = Literal["auto", "confirm", "never"]
-Policy = Mapping[str, str]
-"""Tool name -> "auto" | "confirm" | "never"."""
-
-Approver = Callable[[str, dict[str, Any]], object]
-"""Asked about one call (its name and a copy of its validated arguments); only a returned True is a yes."""
-
-APPROVER_TIMEOUT_SECONDS = 10.0
-"""How long an approver may take before its silence counts as no."""
-
-DEFAULT_POLICY: Policy = MappingProxyType(
-    {**dict.fromkeys(READ_TOOLS, "auto"), **dict.fromkeys(WRITE_TOOLS, "confirm")}
-)
-"""Reads run; every write waits for a human."""
-
-OPEN_POLICY: Policy = MappingProxyType(dict.fromkeys(READ_TOOLS + WRITE_TOOLS, "auto"))
-"""Everything runs unasked (taint and the refund limit still escalate a write to a human)."""
-
-READ_ONLY_POLICY: Policy = MappingProxyType(
-    {**dict.fromkeys(READ_TOOLS, "auto"), **dict.fromkeys(WRITE_TOOLS, "never")}
-)
-"""Least privilege: the write tool is never offered."""
-
-POLICIES: Mapping[str, Policy] = MappingProxyType(
-    {"open": OPEN_POLICY, "default": DEFAULT_POLICY, "read_only": READ_ONLY_POLICY}
-)
-"""The policies the pack compares, by name."""
+__all__ = ["ask_approver", "effective_mode", "mode_for", "offered_tools"]
 
 
 def mode_for(policy: Policy, name: str) -> Mode:

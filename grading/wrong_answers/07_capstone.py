@@ -288,7 +288,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         POLICY,
         "imports the reference policy functions",
-        "from course_lib.desk import effective_mode, mode_for, offered_tools\n",
+        "from course_lib.desk.policy import effective_mode, mode_for, offered_tools\n",
         (*POLICY_TESTS, HARNESS),
     ),
     # ---- Part B: the approver ----------------------------------------------------------------------------
@@ -338,7 +338,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         APPROVER,
         "imports the reference ask_approver",
-        "from course_lib.desk import ask_approver\n",
+        "from course_lib.desk.policy import ask_approver\n",
         (*APPROVER_TESTS, HARNESS),
     ),
     # ---- Part C: canonical and the budget ---------------------------------------------------------------
@@ -357,7 +357,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CANONICAL,
         "imports the reference canonical",
-        "from course_lib.desk import canonical\n",
+        "from course_lib.desk.budget import canonical\n",
         ("test_canonical", HARNESS),
     ),
     WrongAnswer(
@@ -394,7 +394,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         BUDGET,
         "subclasses the reference Budget",
-        "import course_lib.desk\n\n\nclass Budget(course_lib.desk.Budget):\n    pass\n",
+        "import course_lib.desk.budget\n\n\nclass Budget(course_lib.desk.budget.Budget):\n    pass\n",
         (*BUDGET_TESTS, HARNESS),
     ),
     # ---- Part D: redaction ------------------------------------------------------------------------------
@@ -431,7 +431,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         REDACT,
         "wraps the reference redact",
-        "import course_lib.desk\n\n\ndef redact(text):\n    return course_lib.desk.redact(text)\n",
+        "import course_lib.desk.audit\n\n\ndef redact(text):\n    return course_lib.desk.audit.redact(text)\n",
         (*REDACT_TESTS, HARNESS),
     ),
     # ---- Part E: the audit entry ------------------------------------------------------------------------
