@@ -21,6 +21,7 @@ APPROVER_TESTS = ("test_ask_approver_only_true", "test_ask_approver_failures", "
 BUDGET_TESTS = ("test_budget_steps", "test_budget_time", "test_budget_repeats")
 REDACT_TESTS = ("test_redact_plain", "test_redact_escaped", "test_redact_keys_and_safety")
 AUDIT_TESTS = ("test_audit_entry_fields", "test_audit_entry_safe")
+POLICY_OWN_WORK = "be your own work: importing, wrapping or calling the reference (`course_lib.desk`"
 ADAPTER_TESTS = ("test_chat_adapter_round_trip", "test_chat_adapter_every_call", "test_chat_adapter_errors")
 
 _POLICY_OK = '''
@@ -260,36 +261,110 @@ WRONG_ANSWERS = [
             ('if mode_for(policy, name) in ("auto", "confirm"):', 'if mode_for(policy, name) != "never":'),
         ),
         ("test_mode_for", "test_offered_tools"),
+        '`"never"` for anything else',
     ),
     WrongAnswer(
         POLICY,
         "a never tool is still offered: offered_tools returns every registered tool",
         splice(_POLICY_OK, ('if mode_for(policy, name) in ("auto", "confirm"):', "if name:")),
         ("test_offered_tools", HARNESS),
+        "whose mode, by `mode_for`, is not",
     ),
     WrongAnswer(
         POLICY,
         "offered_tools offers the tools the policy names, registered or not",
         splice(_POLICY_OK, ("for name in registered:", "for name in policy:")),
         ("test_offered_tools",),
+        "offer only registered tools",
     ),
     WrongAnswer(
         POLICY,
         "effective_mode ignores the concerns: a tainted write runs unasked under the open policy",
         splice(_POLICY_OK, ('    if concerns and mode == "auto":\n        mode = "confirm"\n', "")),
         ("test_effective_mode", HARNESS),
+        '`"auto"` becomes `"confirm"` when `concerns` is not empty',
     ),
     WrongAnswer(
         POLICY,
         "a concern turns every mode into confirm, never included",
         splice(_POLICY_OK, ('if concerns and mode == "auto":', "if concerns:")),
         ("test_effective_mode",),
+        "never lower a mode",
     ),
     WrongAnswer(
         POLICY,
         "imports the reference policy functions",
         "from course_lib.desk import effective_mode, mode_for, offered_tools\n",
         (*POLICY_TESTS, HARNESS),
+        POLICY_OWN_WORK,
+    ),
+    WrongAnswer(
+        POLICY,
+        "mode_for knows only 'auto': a confirm tool is treated as never and not offered",
+        splice(
+            _POLICY_OK,
+            ('    if isinstance(value, str) and value == "confirm":\n        return "confirm"\n', ""),
+        ),
+        ("test_mode_for", "test_offered_tools", "test_effective_mode", HARNESS),
+        'return `"auto"` or `"confirm"` when `policy` maps `name` to exactly that string',
+    ),
+    WrongAnswer(
+        POLICY,
+        "mode_for lower-cases the value first, so 'AUTO' and 'Confirm' allow the tool",
+        splice(
+            _POLICY_OK,
+            (
+                "    value = policy.get(name)\n",
+                "    value = policy.get(name)\n"
+                "    value = value.lower() if isinstance(value, str) else value\n",
+            ),
+        ),
+        ("test_mode_for",),
+        '`"never"` for anything else',
+    ),
+    WrongAnswer(
+        POLICY,
+        "offered_tools keeps the order registered gives, unsorted",
+        splice(_POLICY_OK, ("    offered.sort()\n", "")),
+        ("test_offered_tools",),
+        "return that list sorted",
+    ),
+    WrongAnswer(
+        POLICY,
+        "offered_tools sorts the caller's list in place to save a copy",
+        splice(
+            _POLICY_OK,
+            (
+                "    offered = []\n    for name in registered:\n",
+                "    names = registered if isinstance(registered, list) else list(registered)\n"
+                "    names.sort()\n    offered = []\n    for name in names:\n",
+            ),
+        ),
+        ("test_offered_tools",),
+        "leave `registered` as it was given",
+    ),
+    WrongAnswer(
+        POLICY,
+        "effective_mode reads the table itself, failing open: 'AUTO' comes back as the mode",
+        splice(
+            _POLICY_OK,
+            (
+                "    mode = mode_for(policy, name)\n    if concerns",
+                '    mode = policy.get(name, "never")\n    if concerns',
+            ),
+        ),
+        ("test_effective_mode",),
+        "return the mode `mode_for` gives",
+    ),
+    WrongAnswer(
+        POLICY,
+        "effective_mode has no default for concerns: called with two arguments it raises TypeError",
+        splice(
+            _POLICY_OK,
+            ("def effective_mode(policy, name, concerns=()):", "def effective_mode(policy, name, concerns):"),
+        ),
+        ("test_effective_mode",),
+        "treat a missing `concerns` as no concern",
     ),
     # ---- Part B: the approver ----------------------------------------------------------------------------
     WrongAnswer(
@@ -662,6 +737,7 @@ class ChatAdapter:
         "def offered_tools(policy, registered):\n    return []\n\n\n"
         'def effective_mode(policy, name, concerns=()):\n    return "never"\n',
         POLICY_TESTS,
+        'return `"auto"` or `"confirm"` when `policy` maps `name` to exactly that string',
     ),
     WrongAnswer(
         APPROVER,
