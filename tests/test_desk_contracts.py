@@ -8,6 +8,7 @@ iterator, concerns empty or not. Both must give the same answer and leave their 
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -102,3 +103,81 @@ def test_effective_mode_equals_the_reference(
         mine = solutions["effective_mode"](policy, name, given_concerns)
         want = reference_policy.effective_mode(policy, name, given_concerns)
     assert mine == want
+
+
+class LooksTrue:
+    """Equal to True and truthy, but not True."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __bool__(self) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+
+ANSWERS = (True, False, "yes", "True", 1, 1.0, 0, None, [True], (True,), {"ok": True}, LooksTrue())
+RAISES = (RuntimeError, ZeroDivisionError, KeyError, TimeoutError, KeyboardInterrupt, SystemExit)
+scalars = st.sampled_from([True, False, 0, 1, 1.5, -2, None, "", "A-1001", "caf\u00e9"])
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("abc"), inner, max_size=3),
+    max_leaves=8,
+)
+approvers = st.one_of(
+    st.none(),
+    st.tuples(st.just("answer"), st.sampled_from(ANSWERS), st.booleans()),
+    st.tuples(st.just("raise"), st.sampled_from(RAISES), st.booleans()),
+    st.tuples(st.just("late"), st.just(True), st.booleans()),
+)
+
+
+def asking(
+    ask: Any, kind: Any, name: str, arguments: dict[str, Any]
+) -> tuple[bool, str, list[tuple[str, Any, bool, bool]]]:
+    """`ask(approver, ...)` with the approver `kind` describes: its answer, and what the approver saw, where."""
+    seen: list[tuple[str, Any, bool, bool]] = []
+    release = threading.Event()
+
+    def approver(asked: str, copy_of: Any) -> object:
+        thread = threading.current_thread()
+        seen.append((asked, copy.deepcopy(copy_of), thread is threading.main_thread(), thread.daemon))
+        what, value, meddles = kind
+        if meddles:  # nested containers first, so a shallow copy is caught too
+            for inner in copy_of.values():
+                if isinstance(inner, list | dict):
+                    inner.clear()
+            copy_of["order_id"] = "B-2001"
+        if what == "raise":
+            raise value("the approval service is down")
+        if what == "late":
+            release.wait(5.0)
+        return value
+
+    try:
+        yes, why = ask(
+            None if kind is None else approver, name, arguments, 0.05 if kind and kind[0] == "late" else 2.0
+        )
+    finally:
+        release.set()
+    return yes, why, seen
+
+
+@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    approvers,
+    st.sampled_from(["issue_refund", "get_order"]),
+    st.dictionaries(st.sampled_from("abc"), json_values, min_size=1, max_size=3),
+)
+def test_ask_approver_equals_the_reference(
+    solutions: dict[str, Any], kind: Any, name: str, arguments: dict[str, Any]
+) -> None:
+    before = copy.deepcopy(arguments)
+    mine = asking(solutions["ask_approver"], kind, name, arguments)
+    assert arguments == before
+    want = asking(reference_policy.ask_approver, kind, name, arguments)
+    assert (type(mine[0]), mine[0], mine[2]) == (bool, want[0], want[2])
+    assert isinstance(mine[1], str) and mine[1]
+    if kind is not None and kind[0] == "raise":
+        assert kind[1].__name__ in mine[1]

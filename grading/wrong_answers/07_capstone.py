@@ -21,7 +21,8 @@ APPROVER_TESTS = ("test_ask_approver_only_true", "test_ask_approver_failures", "
 BUDGET_TESTS = ("test_budget_steps", "test_budget_time", "test_budget_repeats")
 REDACT_TESTS = ("test_redact_plain", "test_redact_escaped", "test_redact_keys_and_safety")
 AUDIT_TESTS = ("test_audit_entry_fields", "test_audit_entry_safe")
-POLICY_OWN_WORK = "be your own work: importing, wrapping or calling the reference (`course_lib.desk`"
+OWN_WORK = "be your own work: importing, wrapping or calling the reference (`course_lib.desk`"
+APPROVER_ONLY_TRUE = "answer yes only when the approver returned an object that **is** `True`"
 ADAPTER_TESTS = ("test_chat_adapter_round_trip", "test_chat_adapter_every_call", "test_chat_adapter_errors")
 
 _POLICY_OK = '''
@@ -296,7 +297,7 @@ WRONG_ANSWERS = [
         "imports the reference policy functions",
         "from course_lib.desk import effective_mode, mode_for, offered_tools\n",
         (*POLICY_TESTS, HARNESS),
-        POLICY_OWN_WORK,
+        OWN_WORK,
     ),
     WrongAnswer(
         POLICY,
@@ -372,12 +373,14 @@ WRONG_ANSWERS = [
         "compares the answer with == True, so 1 and 1.0 count as a yes",
         splice(_APPROVER_OK, ("if value is True:", "if value == True:  # noqa: E712")),
         ("test_ask_approver_only_true",),
+        APPROVER_ONLY_TRUE,
     ),
     WrongAnswer(
         APPROVER,
         "trusts any truthy answer: 'yes' and 1 approve the refund",
         splice(_APPROVER_OK, ("if value is True:", "if value:")),
         ("test_ask_approver_only_true", HARNESS),
+        APPROVER_ONLY_TRUE,
     ),
     WrongAnswer(
         APPROVER,
@@ -391,30 +394,71 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_ask_approver_failures", HARNESS),
+        "in a worker thread started with",
     ),
     WrongAnswer(
         APPROVER,
         "joins the worker without a timeout: an approver that answers late still approves",
         splice(_APPROVER_OK, ("thread.join(timeout)", "thread.join()")),
         ("test_ask_approver_failures", HARNESS),
+        "wait for the thread at most `timeout` seconds",
     ),
     WrongAnswer(
         APPROVER,
         "shows the approver the real arguments, so it can change what runs",
         splice(_APPROVER_OK, ("approver(name, copy.deepcopy(arguments))", "approver(name, arguments)")),
         ("test_ask_approver_copy",),
+        "never `arguments` itself or a shallow copy",
     ),
     WrongAnswer(
         APPROVER,
         "a shallow copy: the approver can still change nested arguments",
         splice(_APPROVER_OK, ("approver(name, copy.deepcopy(arguments))", "approver(name, dict(arguments))")),
         ("test_ask_approver_copy",),
+        "never `arguments` itself or a shallow copy",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "an approver that raises BaseException (KeyboardInterrupt, SystemExit) is not caught: it kills the thread",
+        splice(
+            _APPROVER_OK, ("        except BaseException as problem:", "        except Exception as problem:")
+        ),
+        ("test_ask_approver_failures",),
+        "answer no when the approver raises, whatever it raises",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "the worker thread is not a daemon: an abandoned approver keeps Python from exiting",
+        splice(
+            _APPROVER_OK,
+            ("threading.Thread(target=consult, daemon=True)", "threading.Thread(target=consult)"),
+        ),
+        ("test_ask_approver_failures",),
+        "in a worker thread started with",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "no approver counts as a yes: nobody objected",
+        splice(
+            _APPROVER_OK,
+            ('return (False, "nobody can approve")', 'return (True, "no approver: nobody objected")'),
+        ),
+        ("test_ask_approver_failures",),
+        "when `approver` is `None`: nobody can say yes",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "a yes comes with an empty reason",
+        splice(_APPROVER_OK, ('return (True, "approved")', 'return (True, "")')),
+        ("test_ask_approver_only_true",),
+        "and `why` a non-empty `str` for the audit log",
     ),
     WrongAnswer(
         APPROVER,
         "imports the reference ask_approver",
         "from course_lib.desk import ask_approver\n",
         (*APPROVER_TESTS, HARNESS),
+        OWN_WORK,
     ),
     # ---- Part C: canonical and the budget ---------------------------------------------------------------
     WrongAnswer(
@@ -744,6 +788,7 @@ class ChatAdapter:
         "refuses every call without asking the approver",
         'def ask_approver(approver, name, arguments, timeout):\n    return (False, "refused")\n',
         APPROVER_TESTS,
+        APPROVER_ONLY_TRUE,
     ),
     WrongAnswer(
         REDACT,
