@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from course_lib.desk import budget as budget_reference
 from course_lib.desk import policy as reference_policy
 from tests.instructor_solutions import instructor_solution
 
@@ -181,3 +182,21 @@ def test_ask_approver_equals_the_reference(
     assert isinstance(mine[1], str) and mine[1]
     if kind is not None and kind[0] == "raise":
         assert kind[1].__name__ in mine[1]
+
+
+odd_values = st.sampled_from(
+    [1.0, -3.0, 2.5, -0.0, 1e20, 10**20, float("nan"), float("inf"), {1, 2}, True, "1.0"]
+)
+canonical_values = st.recursive(
+    scalars | odd_values,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("cba"), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@SETTINGS
+@given(st.sampled_from(["get_order", "issue_refund"]), canonical_values)
+def test_canonical_equals_the_reference(solutions: dict[str, Any], name: str, arguments: Any) -> None:
+    before = repr(arguments)
+    assert solutions["canonical"](name, arguments) == budget_reference.canonical(name, arguments)
+    assert repr(arguments) == before

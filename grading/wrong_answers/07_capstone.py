@@ -466,18 +466,63 @@ WRONG_ANSWERS = [
         "no sort_keys: the same call with its keys swapped looks new",
         splice(_CANONICAL_OK, ("sort_keys=True, ", "")),
         ("test_canonical", "test_budget_repeats"),
+        "so that key order never matters",
     ),
     WrongAnswer(
         CANONICAL,
         "1.0 is not written as 1: the same JSON number gives two calls",
         splice(_CANONICAL_OK, ("json.dumps(normal(arguments),", "json.dumps(arguments,")),
         ("test_canonical", "test_budget_repeats"),
+        "by the equal `int`, at any depth",
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "only the top-level floats are made whole: 1.0 inside a list or a nested dict stays 1.0",
+        splice(
+            _CANONICAL_OK,
+            ("return [normal(item) for item in value]", "return value"),
+            (
+                "return {key: normal(item) for key, item in value.items()}",
+                "return {key: int(item) if isinstance(item, float) and item.is_integer() else item"
+                " for key, item in value.items()}",
+            ),
+        ),
+        ("test_canonical",),
+        "by the equal `int`, at any depth",
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "every number becomes an int when it can, True included: true and 1 become the same call",
+        splice(
+            _CANONICAL_OK,
+            (
+                "if isinstance(value, float) and value.is_integer():",
+                "if isinstance(value, (int, float)) and float(value).is_integer():",
+            ),
+        ),
+        ("test_canonical",),
+        "keep every other value as it is",
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "no fallback: a set or NaN in the arguments makes canonical raise",
+        splice(
+            _CANONICAL_OK,
+            (
+                "    try:\n        text = json.dumps(normal(arguments), sort_keys=True, allow_nan=False)\n"
+                "    except (TypeError, ValueError, RecursionError):\n        text = repr(arguments)\n",
+                "    text = json.dumps(normal(arguments), sort_keys=True, allow_nan=False)\n",
+            ),
+        ),
+        ("test_canonical",),
+        'return `name + " " + repr(arguments)` instead: never raise',
     ),
     WrongAnswer(
         CANONICAL,
         "imports the reference canonical",
         "from course_lib.desk import canonical\n",
         ("test_canonical", HARNESS),
+        OWN_WORK,
     ),
     WrongAnswer(
         BUDGET,
