@@ -200,3 +200,62 @@ def test_canonical_equals_the_reference(solutions: dict[str, Any], name: str, ar
     before = repr(arguments)
     assert solutions["canonical"](name, arguments) == budget_reference.canonical(name, arguments)
     assert repr(arguments) == before
+
+
+class Clock:
+    """A fake clock: the time is whatever the test last set."""
+
+    def __init__(self) -> None:
+        self.now, self.reads = 1000.0, 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return self.now
+
+
+operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("advance"), st.sampled_from([0.0, 0.5, 1.0, 2.5, 10.0])),
+        st.tuples(st.sampled_from(["next_request", "remaining", "out_of_time", "steps_left", "elapsed"])),
+        st.tuples(
+            st.just("repeat"),
+            st.sampled_from(["get_order", "get_ticket"]),
+            st.sampled_from([{"a": 1}, {"a": 1.0}, {"b": 2, "a": 1}, {"a": 1, "b": 2}, {"a": True}, {}]),
+        ),
+    ),
+    max_size=25,
+)
+
+
+def spending(budget_class: type, limits: dict[str, Any], steps: list[tuple[Any, ...]]) -> list[Any]:
+    """Every answer a budget made with `limits` gives over `steps`, and its attributes after each."""
+    clock = Clock()
+    budget = budget_class(**limits, clock=clock)
+    log: list[Any] = [clock.reads]
+    for step in steps:
+        if step[0] == "advance":
+            clock.now += step[1]
+            continue
+        log.append(getattr(budget, step[0])(*step[1:]))
+        log.append(
+            (budget.steps, budget.max_steps, budget.max_seconds, budget.max_repeats, budget.clock is clock)
+        )
+    return log
+
+
+@SETTINGS
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "max_steps": st.integers(0, 4),
+            "max_seconds": st.sampled_from([0.0, 1.0, 3.0, 5.5]),
+            "max_repeats": st.integers(0, 3),
+        },
+    ),
+    operations,
+)
+def test_budget_equals_the_reference(
+    solutions: dict[str, Any], limits: dict[str, Any], steps: list[tuple[Any, ...]]
+) -> None:
+    assert spending(solutions["Budget"], limits, steps) == spending(budget_reference.Budget, limits, steps)

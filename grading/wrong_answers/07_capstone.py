@@ -22,6 +22,7 @@ BUDGET_TESTS = ("test_budget_steps", "test_budget_time", "test_budget_repeats")
 REDACT_TESTS = ("test_redact_plain", "test_redact_escaped", "test_redact_keys_and_safety")
 AUDIT_TESTS = ("test_audit_entry_fields", "test_audit_entry_safe")
 OWN_WORK = "be your own work: importing, wrapping or calling the reference (`course_lib.desk`"
+NEXT_REQUEST = 'if `max_steps` requests were already taken, return `"step_budget"`'
 APPROVER_ONLY_TRUE = "answer yes only when the approver returned an object that **is** `True`"
 ADAPTER_TESTS = ("test_chat_adapter_round_trip", "test_chat_adapter_every_call", "test_chat_adapter_errors")
 
@@ -529,6 +530,7 @@ WRONG_ANSWERS = [
         "off by one: the step budget allows max_steps + 1 requests",
         splice(_BUDGET_OK, ("if self.steps_left() == 0:", "if self.steps > self.max_steps:")),
         ("test_budget_steps",),
+        NEXT_REQUEST,
     ),
     WrongAnswer(
         BUDGET,
@@ -538,6 +540,7 @@ WRONG_ANSWERS = [
             ("return self._counts[key] > self.max_repeats", "return self._counts[key] >= self.max_repeats"),
         ),
         ("test_budget_repeats", HARNESS),
+        "proposed **more than** `max_repeats` times",
     ),
     WrongAnswer(
         BUDGET,
@@ -548,18 +551,99 @@ WRONG_ANSWERS = [
             ("return self.clock() - self._start", "return time.monotonic() - self._start"),
         ),
         ("test_budget_time",),
+        "never read the time any other way",
     ),
     WrongAnswer(
         BUDGET,
         "remaining() goes negative once the time is spent",
         splice(_BUDGET_OK, ("return left if left > 0 else 0.0", "return left")),
         ("test_budget_time",),
+        "but never below `0.0`",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "the default step budget is 10 requests",
+        splice(_BUDGET_OK, ("def __init__(self, max_steps=8,", "def __init__(self, max_steps=10,")),
+        ("test_budget_steps",),
+        "with those defaults, and keep the four",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "steps starts at 1, as if the first request were taken",
+        splice(_BUDGET_OK, ("        self.steps = 0\n", "        self.steps = 1\n")),
+        ("test_budget_steps",),
+        "set `steps = 0`",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "elapsed() returns the clock's reading, not the time since the start",
+        splice(_BUDGET_OK, ("return self.clock() - self._start", "return self.clock()")),
+        ("test_budget_time",),
+        "return the seconds since the start",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "out_of_time() waits for remaining() to go below 0, which it never does",
+        splice(_BUDGET_OK, ("return not self.remaining() > 0", "return self.remaining() < 0")),
+        ("test_budget_time",),
+        "return `True` once `remaining()` is `0` or less",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "steps_left() counts the request in flight: one less than is left",
+        splice(
+            _BUDGET_OK,
+            (
+                "return self.max_steps - self.steps if self.steps < self.max_steps else 0",
+                "return self.max_steps - self.steps - 1",
+            ),
+            ("if self.steps_left() == 0:", "if self.steps >= self.max_steps:"),
+        ),
+        ("test_budget_steps",),
+        "return `max_steps - steps`, never below 0",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "next_request checks the time before the steps: with both spent it says time_budget",
+        splice(
+            _BUDGET_OK,
+            (
+                '        if self.steps_left() == 0:\n            return "step_budget"\n'
+                '        if self.out_of_time():\n            return "time_budget"\n',
+                '        if self.out_of_time():\n            return "time_budget"\n'
+                '        if self.steps_left() == 0:\n            return "step_budget"\n',
+            ),
+        ),
+        ("test_budget_time",),
+        NEXT_REQUEST,
+    ),
+    WrongAnswer(
+        BUDGET,
+        "counts the request before checking it, so a refused request is counted too",
+        splice(
+            _BUDGET_OK,
+            (
+                "        if self.steps_left() == 0:\n",
+                "        self.steps = self.steps + 1\n        if self.steps > self.max_steps:\n",
+            ),
+            ("        self.steps = self.steps + 1\n        return None\n", "        return None\n"),
+        ),
+        ("test_budget_steps",),
+        "never count a refused request",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "repeat counts proposals by tool name only: three different lookups end the run",
+        splice(_BUDGET_OK, ("key = canonical(name, arguments)", "key = name")),
+        ("test_budget_repeats", HARNESS),
+        "count each distinct call apart",
     ),
     WrongAnswer(
         BUDGET,
         "subclasses the reference Budget",
         "import course_lib.desk\n\n\nclass Budget(course_lib.desk.Budget):\n    pass\n",
         (*BUDGET_TESTS, HARNESS),
+        "importing, wrapping or subclassing the reference",
     ),
     # ---- Part D: redaction ------------------------------------------------------------------------------
     WrongAnswer(
@@ -856,6 +940,7 @@ class ChatAdapter:
             ("        return self._counts[key] > self.max_repeats\n", "        return True\n"),
         ),
         BUDGET_TESTS,
+        NEXT_REQUEST,
     ),
     WrongAnswer(
         AUDIT,
