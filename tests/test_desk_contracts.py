@@ -16,6 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from course_lib.desk import CANARY
+from course_lib.desk import audit as audit_reference
 from course_lib.desk import budget as budget_reference
 from course_lib.desk import policy as reference_policy
 from tests.instructor_solutions import instructor_solution
@@ -259,3 +261,52 @@ def test_budget_equals_the_reference(
     solutions: dict[str, Any], limits: dict[str, Any], steps: list[tuple[Any, ...]]
 ) -> None:
     assert spending(solutions["Budget"], limits, steps) == spending(budget_reference.Budget, limits, steps)
+
+
+class Shown:
+    """An object of no JSON type, whose repr may carry the secret."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Shown({self.text})"
+
+
+texts = st.sampled_from(
+    [
+        "",
+        "get_order",
+        "\ud800",
+        "x\udfffy",
+        CANARY,
+        CANARY.lower(),
+        f"token {CANARY[:12]}!",
+        "sk-proj-abcdefghijkl",
+    ]
+) | st.builds(lambda n, c: c * n, st.sampled_from([299, 300, 301, 5000]), st.sampled_from(["y", "\ud83d"]))
+leaves = (
+    texts
+    | st.sampled_from([None, True, False, 0, -7, 10**17, 1.5, -0.0, 2.0])
+    | st.sampled_from([{3}, b"x\x00", frozenset()])
+    | texts.map(Shown)
+)
+entry_values = st.recursive(
+    leaves,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(texts | st.sampled_from([1, None, True]), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@SETTINGS
+@given(st.lists(entry_values, min_size=7, max_size=7))
+def test_audit_entry_equals_the_reference(solutions: dict[str, Any], fields: list[Any]) -> None:
+    before = repr(fields)
+    mine = solutions["audit_entry"](*fields)
+    assert list(mine) == ["step", "id", "name", "arguments", "decision", "reason", "outcome"]
+    assert mine == audit_reference.audit_entry(*fields)
+    assert repr(fields) == before

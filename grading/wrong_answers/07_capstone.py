@@ -691,18 +691,21 @@ WRONG_ANSWERS = [
             ('visible = value.encode("utf-8", errors="backslashreplace").decode("utf-8")', "visible = value"),
         ),
         ("test_audit_entry_safe",),
+        "first making lone surrogates visible",
     ),
     WrongAnswer(
         AUDIT,
         "dict keys are copied as they are: a secret used as a key reaches the log",
         splice(_AUDIT_OK, ("{scrub(str(key)): scrub(item)", "{str(key): scrub(item)")),
         ("test_audit_entry_safe",),
+        "whose keys (turned into `str`) and values are made safe",
     ),
     WrongAnswer(
         AUDIT,
         "strings are never clipped: one huge argument makes a megabyte log line",
         splice(_AUDIT_OK, ("return hidden if extra <= 0 else", "return hidden if True else")),
         ("test_audit_entry_safe",),
+        "if it is longer than `MAX_AUDIT_CHARS` (300)",
     ),
     WrongAnswer(
         AUDIT,
@@ -715,12 +718,77 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_audit_entry_safe", HARNESS),
+        "applied all the way down into `arguments`",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "never redacts: the secret reaches the log",
+        splice(_AUDIT_OK, ("hidden = redact(visible)", "hidden = visible")),
+        ("test_audit_entry_safe",),
+        "then `redact` it (yours)",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "a tuple stays a tuple",
+        splice(
+            _AUDIT_OK,
+            (
+                "            return [scrub(item) for item in value]\n",
+                "            return [scrub(item) for item in value] if isinstance(value, list)"
+                " else tuple(scrub(item) for item in value)\n",
+            ),
+        ),
+        ("test_audit_entry_fields",),
+        "as a new `list` of its items made safe",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "numbers are written as text",
+        splice(
+            _AUDIT_OK,
+            (
+                "        if value is None or isinstance(value, (bool, int, float)):\n            return value\n",
+                "        if value is None or isinstance(value, bool):\n            return value\n"
+                "        if isinstance(value, (int, float)):\n            return str(value)\n",
+            ),
+        ),
+        ("test_audit_entry_fields",),
+        "keep `None`, a `bool`, an `int` or a `float` as it is",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "any other object is kept as it is: a set reaches the log, and a secret in its repr too",
+        splice(_AUDIT_OK, ("        return scrub(repr(value))\n", "        return value\n")),
+        ("test_audit_entry_safe",),
+        "make anything else safe as its `repr()`",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "cleans the dicts it is given in place",
+        splice(
+            _AUDIT_OK,
+            (
+                "            return {scrub(str(key)): scrub(item) for key, item in value.items()}\n",
+                "            for key in list(value):\n                value[key] = scrub(value[key])\n"
+                "            return {scrub(str(key)): item for key, item in value.items()}\n",
+            ),
+        ),
+        ("test_audit_entry_fields",),
+        "never change what it was given",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "wraps the reference audit_entry",
+        "import course_lib.desk\n\n\ndef audit_entry(*fields):\n    return course_lib.desk.audit_entry(*fields)\n",
+        (*AUDIT_TESTS, HARNESS),
+        OWN_WORK,
     ),
     WrongAnswer(
         AUDIT,
         "names the id field call_id",
         splice(_AUDIT_OK, ('("id", call_id)', '("call_id", call_id)')),
         ("test_audit_entry_fields",),
+        "return a dict with exactly the keys",
     ),
     # ---- Part F: the Chat Completions adapter -----------------------------------------------------------
     WrongAnswer(
@@ -949,6 +1017,7 @@ class ChatAdapter:
         '    return {"step": step, "id": call_id, "name": name, "arguments": arguments, "decision": decision,\n'
         '            "reason": reason, "outcome": outcome}\n',
         AUDIT_TESTS,
+        "then `redact` it (yours)",
     ),
     WrongAnswer(
         ADAPTER,
