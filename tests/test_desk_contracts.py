@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from course_lib.desk import CANARY
+from course_lib.desk import CANARY, REDACTED
 from course_lib.desk import audit as audit_reference
 from course_lib.desk import budget as budget_reference
 from course_lib.desk import policy as reference_policy
@@ -310,3 +310,59 @@ def test_audit_entry_equals_the_reference(solutions: dict[str, Any], fields: lis
     assert list(mine) == ["step", "id", "name", "arguments", "decision", "reason", "outcome"]
     assert mine == audit_reference.audit_entry(*fields)
     assert repr(fields) == before
+
+
+def spelled(char: str, how: int) -> str:
+    """One character of the secret, written plainly or in one of the escapes the contract decodes."""
+    code = ord(char)
+    forms = [char, char.swapcase(), f"\\u{code:04x}", f"\\\\u{code:04x}", f"\\x{code:02x}", f"%{code:02X}",
+             f"&#{code};", f"&#x{code:x};", f"%5Cu{code:04x}"]  # fmt: skip
+    return forms[how % len(forms)]
+
+
+@st.composite
+def hidden_secrets(draw: st.DrawFn) -> str:
+    """A piece of the secret (or all of it), some characters escaped, invisible ones between some."""
+    start = draw(st.integers(0, len(CANARY) - 10))
+    piece = CANARY[start : draw(st.integers(start + 10, len(CANARY)))]
+    out = ""
+    for char in piece:
+        out += spelled(char, draw(st.integers(0, 30)))
+        out += draw(st.sampled_from(["", "", "", "", "\u200b", "\u00ad", "\ufeff", "\u2060"]))
+    return out
+
+
+fragments = st.sampled_from(
+    ["Refund A-1001 to ada@example.com.", " ", "100% off", "&amp;", "\\n", "caf\u00e9", "\ud800", "ITK-", "sk-",
+     "Bearer", "Authorization: Bearer abcdef0123456789", "sk-proj-abcdefghijklmnop", "%41", "\\u0041"]
+) | hidden_secrets()  # fmt: skip
+
+
+@SETTINGS
+@given(st.lists(fragments, max_size=5).map("".join))
+def test_redact_keeps_its_contract_by_the_reference_detector(solutions: dict[str, Any], text: str) -> None:
+    """What the instructor's redact returns holds nothing find_secrets sees; a text it sees nothing in is kept."""
+    out = solutions["redact"](text)
+    assert isinstance(out, str) and audit_reference.find_secrets(out) == []
+    if audit_reference.find_secrets(text) == []:
+        assert out == text
+
+
+ordinary = st.lists(
+    fragments.filter(
+        lambda text: not audit_reference.find_secrets(text) or "Bearer" in text or "sk-" in text
+    ),
+    max_size=3,
+).map(" ".join)
+
+
+@SETTINGS
+@given(ordinary, st.integers(0, len(CANARY) - 10), st.integers(10, len(CANARY)), st.booleans(), ordinary)
+def test_redact_keeps_the_text_around_a_plain_secret_or_key(
+    solutions: dict[str, Any], before: str, start: int, size: int, lower: bool, after: str
+) -> None:
+    """A plain run of the secret, or a key, is replaced where it stands; what is around it stays."""
+    piece = CANARY[start : start + size]
+    text = f"{before} {piece.lower() if lower else piece} {after}"
+    keys = audit_reference.KEY_PATTERN
+    assert solutions["redact"](text) == f"{keys.sub(REDACTED, before)} {REDACTED} {keys.sub(REDACTED, after)}"

@@ -651,12 +651,14 @@ WRONG_ANSWERS = [
         "str.replace of the exact secret: its lower-case copy, its halves and its escaped spellings stay",
         "def redact(text):\n    return KEY_PATTERN.sub(REDACTED, text.replace(CANARY, REDACTED))\n",
         ("test_redact_plain", "test_redact_escaped"),
+        "in any letter case, by `REDACTED`",
     ),
     WrongAnswer(
         REDACT,
         "never decodes escapes: a JSON-escaped or percent-encoded secret slips through",
         splice(_REDACT_OK, ("    for _ in range(4):", "    for _ in range(0):")),
         ("test_redact_escaped",),
+        "again and again while that changes something",
     ),
     WrongAnswer(
         REDACT,
@@ -666,6 +668,7 @@ WRONG_ANSWERS = [
             ("pieces = sorted({CANARY[i:j] for i, j in spans}, key=len, reverse=True)", "pieces = [CANARY]"),
         ),
         ("test_redact_plain",),
+        "and so does either half of it",
     ),
     WrongAnswer(
         REDACT,
@@ -675,12 +678,28 @@ WRONG_ANSWERS = [
             ("    look = out\n", '    look = out.encode("utf-8").decode("utf-8")\n'),
         ),
         ("test_redact_keys_and_safety",),
+        "`redact` never raises",
+    ),
+    WrongAnswer(
+        REDACT,
+        "key-like text is only looked for after decoding: a bearer token takes the whole line with it",
+        splice(_REDACT_OK, ("    out = KEY_PATTERN.sub(REDACTED, out)\n", "")),
+        ("test_redact_keys_and_safety",),
+        "replace every match of `KEY_PATTERN` by `REDACTED`, keeping the text around it",
+    ),
+    WrongAnswer(
+        REDACT,
+        "keeps invisible format characters: a secret with zero-width spaces between its pieces slips through",
+        splice(_REDACT_OK, ('if unicodedata.category(ch) != "Cf"', "if True")),
+        ("test_redact_escaped",),
+        "drop invisible format characters",
     ),
     WrongAnswer(
         REDACT,
         "wraps the reference redact",
         "import course_lib.desk\n\n\ndef redact(text):\n    return course_lib.desk.redact(text)\n",
         (*REDACT_TESTS, HARNESS),
+        OWN_WORK,
     ),
     # ---- Part E: the audit entry ------------------------------------------------------------------------
     WrongAnswer(
@@ -992,12 +1011,14 @@ class ChatAdapter:
         "redacts every text, secret or not",
         "def redact(text):\n    return REDACTED\n",
         REDACT_TESTS,
+        "return text with nothing to hide unchanged",
     ),
     WrongAnswer(
         REDACT,
         "returns the text unchanged",
         "def redact(text):\n    return text\n",
         REDACT_TESTS,
+        "return `REDACTED` alone: the whole string is replaced",
     ),
     WrongAnswer(
         BUDGET,
