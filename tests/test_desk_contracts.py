@@ -2,7 +2,11 @@
 
 The inputs keep to what each part's prose covers and vary every point its "must" list rules on: policy values
 that are near misses of a mode, names the policy or the toolbox lacks, registered names in any order and as an
-iterator, concerns empty or not. Both must give the same answer and leave their input as it was.
+iterator; approvers that answer anything, raise anything, meddle with their copy or answer too late; JSON values
+with whole floats, NaN and sets at any depth; budgets walked through time and steps on a fake clock; audit fields
+with secrets, lone surrogates, long text and objects of no JSON type. Both must give the same answer (for Part B,
+the same yes and the same view of the call) and leave their input as it was. Part D's prose is looser than its
+reference, so the instructor's redact is held to the reference's detector, `find_secrets`, instead.
 """
 
 from __future__ import annotations
