@@ -17,7 +17,7 @@ from grading.wrong_answers import WrongAnswer, published
 from tests.forked_cells import ForkedCells
 from tests.notebook_runner import ending_at, instructor_notebook, with_cell_replaced, without_demos
 
-MUST = ("Your function must:", "Your class must:")
+MUST = ("Your function must:", "Your functions must:", "Your class must:")
 
 
 def must_bullets(markdown: str) -> list[str]:
@@ -68,11 +68,17 @@ QUOTING = [
 
 
 def test_the_audited_parts_state_their_contracts() -> None:
-    """The parser finds the lists it is meant to check: A and B of 01, 02, 03 and 05, 04's D and E, 06's A, 07's F."""
+    """The parser finds the lists it is meant to check: every audited part below states one."""
     audited = [
         ("04_wire", "assemble_chat_stream"),
         ("04_wire", "assemble_responses_stream"),
         ("07_capstone", "chat_adapter"),
+        ("07_capstone", "policy"),
+        ("07_capstone", "ask_approver"),
+        ("07_capstone", "canonical"),
+        ("07_capstone", "budget"),
+        ("07_capstone", "audit_entry"),
+        ("07_capstone", "redact"),
         ("05_failures", "check_args"),
         ("05_failures", "run_tool_call"),
         ("03_loop", "chat_tool_loop"),
@@ -117,6 +123,12 @@ TEMPLATES = [
     ("04_wire", "_CHAT_STREAM_OK", "assemble_chat_stream"),
     ("04_wire", "_RESPONSES_STREAM_OK", "assemble_responses_stream"),
     ("07_capstone", "_ADAPTER_OK", "chat_adapter"),
+    ("07_capstone", "_POLICY_OK", "policy"),
+    ("07_capstone", "_APPROVER_OK", "ask_approver"),
+    ("07_capstone", "_CANONICAL_OK", "canonical"),
+    ("07_capstone", "_BUDGET_OK", "budget"),
+    ("07_capstone", "_AUDIT_OK", "audit_entry"),
+    ("07_capstone", "_REDACT_OK", "redact"),
     ("05_failures", "_CHECK_OK", "check_args"),
     ("05_failures", "_RUN_OK", "run_tool_call"),
     ("03_loop", "_CHAT_OK", "chat_tool_loop"),

@@ -21,6 +21,9 @@ APPROVER_TESTS = ("test_ask_approver_only_true", "test_ask_approver_failures", "
 BUDGET_TESTS = ("test_budget_steps", "test_budget_time", "test_budget_repeats")
 REDACT_TESTS = ("test_redact_plain", "test_redact_escaped", "test_redact_keys_and_safety")
 AUDIT_TESTS = ("test_audit_entry_fields", "test_audit_entry_safe")
+OWN_WORK = "be your own work: importing, wrapping or calling the reference (`course_lib.desk`"
+NEXT_REQUEST = 'if `max_steps` requests were already taken, return `"step_budget"`'
+APPROVER_ONLY_TRUE = "answer yes only when the approver returned an object that **is** `True`"
 ADAPTER_TESTS = ("test_chat_adapter_round_trip", "test_chat_adapter_every_call", "test_chat_adapter_errors")
 
 _POLICY_OK = '''
@@ -260,36 +263,110 @@ WRONG_ANSWERS = [
             ('if mode_for(policy, name) in ("auto", "confirm"):', 'if mode_for(policy, name) != "never":'),
         ),
         ("test_mode_for", "test_offered_tools"),
+        '`"never"` for anything else',
     ),
     WrongAnswer(
         POLICY,
         "a never tool is still offered: offered_tools returns every registered tool",
         splice(_POLICY_OK, ('if mode_for(policy, name) in ("auto", "confirm"):', "if name:")),
         ("test_offered_tools", HARNESS),
+        "whose mode, by `mode_for`, is not",
     ),
     WrongAnswer(
         POLICY,
         "offered_tools offers the tools the policy names, registered or not",
         splice(_POLICY_OK, ("for name in registered:", "for name in policy:")),
         ("test_offered_tools",),
+        "offer only registered tools",
     ),
     WrongAnswer(
         POLICY,
         "effective_mode ignores the concerns: a tainted write runs unasked under the open policy",
         splice(_POLICY_OK, ('    if concerns and mode == "auto":\n        mode = "confirm"\n', "")),
         ("test_effective_mode", HARNESS),
+        '`"auto"` becomes `"confirm"` when `concerns` is not empty',
     ),
     WrongAnswer(
         POLICY,
         "a concern turns every mode into confirm, never included",
         splice(_POLICY_OK, ('if concerns and mode == "auto":', "if concerns:")),
         ("test_effective_mode",),
+        "never lower a mode",
     ),
     WrongAnswer(
         POLICY,
         "imports the reference policy functions",
         "from course_lib.desk.policy import effective_mode, mode_for, offered_tools\n",
         (*POLICY_TESTS, HARNESS),
+        OWN_WORK,
+    ),
+    WrongAnswer(
+        POLICY,
+        "mode_for knows only 'auto': a confirm tool is treated as never and not offered",
+        splice(
+            _POLICY_OK,
+            ('    if isinstance(value, str) and value == "confirm":\n        return "confirm"\n', ""),
+        ),
+        ("test_mode_for", "test_offered_tools", "test_effective_mode", HARNESS),
+        'return `"auto"` or `"confirm"` when `policy` maps `name` to exactly that string',
+    ),
+    WrongAnswer(
+        POLICY,
+        "mode_for lower-cases the value first, so 'AUTO' and 'Confirm' allow the tool",
+        splice(
+            _POLICY_OK,
+            (
+                "    value = policy.get(name)\n",
+                "    value = policy.get(name)\n"
+                "    value = value.lower() if isinstance(value, str) else value\n",
+            ),
+        ),
+        ("test_mode_for",),
+        '`"never"` for anything else',
+    ),
+    WrongAnswer(
+        POLICY,
+        "offered_tools keeps the order registered gives, unsorted",
+        splice(_POLICY_OK, ("    offered.sort()\n", "")),
+        ("test_offered_tools",),
+        "return that list sorted",
+    ),
+    WrongAnswer(
+        POLICY,
+        "offered_tools sorts the caller's list in place to save a copy",
+        splice(
+            _POLICY_OK,
+            (
+                "    offered = []\n    for name in registered:\n",
+                "    names = registered if isinstance(registered, list) else list(registered)\n"
+                "    names.sort()\n    offered = []\n    for name in names:\n",
+            ),
+        ),
+        ("test_offered_tools",),
+        "leave `registered` as it was given",
+    ),
+    WrongAnswer(
+        POLICY,
+        "effective_mode reads the table itself, failing open: 'AUTO' comes back as the mode",
+        splice(
+            _POLICY_OK,
+            (
+                "    mode = mode_for(policy, name)\n    if concerns",
+                '    mode = policy.get(name, "never")\n    if concerns',
+            ),
+        ),
+        ("test_effective_mode",),
+        "return the mode `mode_for` gives",
+    ),
+    WrongAnswer(
+        POLICY,
+        "effective_mode has no default for concerns: called with two arguments it raises TypeError",
+        splice(
+            _POLICY_OK,
+            ("def effective_mode(policy, name, concerns=()):", "def effective_mode(policy, name, concerns):"),
+        ),
+        ("test_effective_mode",),
+        "treat a missing `concerns` as no concern",
     ),
     # ---- Part B: the approver ----------------------------------------------------------------------------
     WrongAnswer(
@@ -297,12 +374,14 @@ WRONG_ANSWERS = [
         "compares the answer with == True, so 1 and 1.0 count as a yes",
         splice(_APPROVER_OK, ("if value is True:", "if value == True:  # noqa: E712")),
         ("test_ask_approver_only_true",),
+        APPROVER_ONLY_TRUE,
     ),
     WrongAnswer(
         APPROVER,
         "trusts any truthy answer: 'yes' and 1 approve the refund",
         splice(_APPROVER_OK, ("if value is True:", "if value:")),
         ("test_ask_approver_only_true", HARNESS),
+        APPROVER_ONLY_TRUE,
     ),
     WrongAnswer(
         APPROVER,
@@ -316,30 +395,71 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_ask_approver_failures", HARNESS),
+        "in a worker thread started with",
     ),
     WrongAnswer(
         APPROVER,
         "joins the worker without a timeout: an approver that answers late still approves",
         splice(_APPROVER_OK, ("thread.join(timeout)", "thread.join()")),
         ("test_ask_approver_failures", HARNESS),
+        "wait for the thread at most `timeout` seconds",
     ),
     WrongAnswer(
         APPROVER,
         "shows the approver the real arguments, so it can change what runs",
         splice(_APPROVER_OK, ("approver(name, copy.deepcopy(arguments))", "approver(name, arguments)")),
         ("test_ask_approver_copy",),
+        "never `arguments` itself or a shallow copy",
     ),
     WrongAnswer(
         APPROVER,
         "a shallow copy: the approver can still change nested arguments",
         splice(_APPROVER_OK, ("approver(name, copy.deepcopy(arguments))", "approver(name, dict(arguments))")),
         ("test_ask_approver_copy",),
+        "never `arguments` itself or a shallow copy",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "an approver that raises BaseException (KeyboardInterrupt, SystemExit) is not caught: it kills the thread",
+        splice(
+            _APPROVER_OK, ("        except BaseException as problem:", "        except Exception as problem:")
+        ),
+        ("test_ask_approver_failures",),
+        "answer no when the approver raises, whatever it raises",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "the worker thread is not a daemon: an abandoned approver keeps Python from exiting",
+        splice(
+            _APPROVER_OK,
+            ("threading.Thread(target=consult, daemon=True)", "threading.Thread(target=consult)"),
+        ),
+        ("test_ask_approver_failures",),
+        "in a worker thread started with",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "no approver counts as a yes: nobody objected",
+        splice(
+            _APPROVER_OK,
+            ('return (False, "nobody can approve")', 'return (True, "no approver: nobody objected")'),
+        ),
+        ("test_ask_approver_failures",),
+        "when `approver` is `None`: nobody can say yes",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "a yes comes with an empty reason",
+        splice(_APPROVER_OK, ('return (True, "approved")', 'return (True, "")')),
+        ("test_ask_approver_only_true",),
+        "and `why` a non-empty `str` for the audit log",
     ),
     WrongAnswer(
         APPROVER,
         "imports the reference ask_approver",
         "from course_lib.desk.policy import ask_approver\n",
         (*APPROVER_TESTS, HARNESS),
+        OWN_WORK,
     ),
     # ---- Part C: canonical and the budget ---------------------------------------------------------------
     WrongAnswer(
@@ -347,24 +467,70 @@ WRONG_ANSWERS = [
         "no sort_keys: the same call with its keys swapped looks new",
         splice(_CANONICAL_OK, ("sort_keys=True, ", "")),
         ("test_canonical", "test_budget_repeats"),
+        "so that key order never matters",
     ),
     WrongAnswer(
         CANONICAL,
         "1.0 is not written as 1: the same JSON number gives two calls",
         splice(_CANONICAL_OK, ("json.dumps(normal(arguments),", "json.dumps(arguments,")),
         ("test_canonical", "test_budget_repeats"),
+        "by the equal `int`, at any depth",
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "only the top-level floats are made whole: 1.0 inside a list or a nested dict stays 1.0",
+        splice(
+            _CANONICAL_OK,
+            ("return [normal(item) for item in value]", "return value"),
+            (
+                "return {key: normal(item) for key, item in value.items()}",
+                "return {key: int(item) if isinstance(item, float) and item.is_integer() else item"
+                " for key, item in value.items()}",
+            ),
+        ),
+        ("test_canonical",),
+        "by the equal `int`, at any depth",
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "every number becomes an int when it can, True included: true and 1 become the same call",
+        splice(
+            _CANONICAL_OK,
+            (
+                "if isinstance(value, float) and value.is_integer():",
+                "if isinstance(value, (int, float)) and float(value).is_integer():",
+            ),
+        ),
+        ("test_canonical",),
+        "keep every other value as it is",
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "no fallback: a set or NaN in the arguments makes canonical raise",
+        splice(
+            _CANONICAL_OK,
+            (
+                "    try:\n        text = json.dumps(normal(arguments), sort_keys=True, allow_nan=False)\n"
+                "    except (TypeError, ValueError, RecursionError):\n        text = repr(arguments)\n",
+                "    text = json.dumps(normal(arguments), sort_keys=True, allow_nan=False)\n",
+            ),
+        ),
+        ("test_canonical",),
+        'return `name + " " + repr(arguments)` instead: never raise',
     ),
     WrongAnswer(
         CANONICAL,
         "imports the reference canonical",
         "from course_lib.desk.budget import canonical\n",
         ("test_canonical", HARNESS),
+        OWN_WORK,
     ),
     WrongAnswer(
         BUDGET,
         "off by one: the step budget allows max_steps + 1 requests",
         splice(_BUDGET_OK, ("if self.steps_left() == 0:", "if self.steps > self.max_steps:")),
         ("test_budget_steps",),
+        NEXT_REQUEST,
     ),
     WrongAnswer(
         BUDGET,
@@ -374,6 +540,7 @@ WRONG_ANSWERS = [
             ("return self._counts[key] > self.max_repeats", "return self._counts[key] >= self.max_repeats"),
         ),
         ("test_budget_repeats", HARNESS),
+        "proposed **more than** `max_repeats` times",
     ),
     WrongAnswer(
         BUDGET,
@@ -384,18 +551,99 @@ WRONG_ANSWERS = [
             ("return self.clock() - self._start", "return time.monotonic() - self._start"),
         ),
         ("test_budget_time",),
+        "never read the time any other way",
     ),
     WrongAnswer(
         BUDGET,
         "remaining() goes negative once the time is spent",
         splice(_BUDGET_OK, ("return left if left > 0 else 0.0", "return left")),
         ("test_budget_time",),
+        "but never below `0.0`",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "the default step budget is 10 requests",
+        splice(_BUDGET_OK, ("def __init__(self, max_steps=8,", "def __init__(self, max_steps=10,")),
+        ("test_budget_steps",),
+        "with those defaults, and keep the four",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "steps starts at 1, as if the first request were taken",
+        splice(_BUDGET_OK, ("        self.steps = 0\n", "        self.steps = 1\n")),
+        ("test_budget_steps",),
+        "set `steps = 0`",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "elapsed() returns the clock's reading, not the time since the start",
+        splice(_BUDGET_OK, ("return self.clock() - self._start", "return self.clock()")),
+        ("test_budget_time",),
+        "return the seconds since the start",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "out_of_time() waits for remaining() to go below 0, which it never does",
+        splice(_BUDGET_OK, ("return not self.remaining() > 0", "return self.remaining() < 0")),
+        ("test_budget_time",),
+        "return `True` once `remaining()` is `0` or less",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "steps_left() counts the request in flight: one less than is left",
+        splice(
+            _BUDGET_OK,
+            (
+                "return self.max_steps - self.steps if self.steps < self.max_steps else 0",
+                "return self.max_steps - self.steps - 1",
+            ),
+            ("if self.steps_left() == 0:", "if self.steps >= self.max_steps:"),
+        ),
+        ("test_budget_steps",),
+        "return `max_steps - steps`, never below 0",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "next_request checks the time before the steps: with both spent it says time_budget",
+        splice(
+            _BUDGET_OK,
+            (
+                '        if self.steps_left() == 0:\n            return "step_budget"\n'
+                '        if self.out_of_time():\n            return "time_budget"\n',
+                '        if self.out_of_time():\n            return "time_budget"\n'
+                '        if self.steps_left() == 0:\n            return "step_budget"\n',
+            ),
+        ),
+        ("test_budget_time",),
+        NEXT_REQUEST,
+    ),
+    WrongAnswer(
+        BUDGET,
+        "counts the request before checking it, so a refused request is counted too",
+        splice(
+            _BUDGET_OK,
+            (
+                "        if self.steps_left() == 0:\n",
+                "        self.steps = self.steps + 1\n        if self.steps > self.max_steps:\n",
+            ),
+            ("        self.steps = self.steps + 1\n        return None\n", "        return None\n"),
+        ),
+        ("test_budget_steps",),
+        "never count a refused request",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "repeat counts proposals by tool name only: three different lookups end the run",
+        splice(_BUDGET_OK, ("key = canonical(name, arguments)", "key = name")),
+        ("test_budget_repeats", HARNESS),
+        "count each distinct call apart",
     ),
     WrongAnswer(
         BUDGET,
         "subclasses the reference Budget",
         "import course_lib.desk.budget\n\n\nclass Budget(course_lib.desk.budget.Budget):\n    pass\n",
         (*BUDGET_TESTS, HARNESS),
+        "importing, wrapping or subclassing the reference",
     ),
     # ---- Part D: redaction ------------------------------------------------------------------------------
     WrongAnswer(
@@ -403,12 +651,14 @@ WRONG_ANSWERS = [
         "str.replace of the exact secret: its lower-case copy, its halves and its escaped spellings stay",
         "def redact(text):\n    return KEY_PATTERN.sub(REDACTED, text.replace(CANARY, REDACTED))\n",
         ("test_redact_plain", "test_redact_escaped"),
+        "in any letter case, by `REDACTED`",
     ),
     WrongAnswer(
         REDACT,
         "never decodes escapes: a JSON-escaped or percent-encoded secret slips through",
         splice(_REDACT_OK, ("    for _ in range(4):", "    for _ in range(0):")),
         ("test_redact_escaped",),
+        "again and again while that changes something",
     ),
     WrongAnswer(
         REDACT,
@@ -418,6 +668,7 @@ WRONG_ANSWERS = [
             ("pieces = sorted({CANARY[i:j] for i, j in spans}, key=len, reverse=True)", "pieces = [CANARY]"),
         ),
         ("test_redact_plain",),
+        "and so does either half of it",
     ),
     WrongAnswer(
         REDACT,
@@ -427,12 +678,28 @@ WRONG_ANSWERS = [
             ("    look = out\n", '    look = out.encode("utf-8").decode("utf-8")\n'),
         ),
         ("test_redact_keys_and_safety",),
+        "`redact` never raises",
+    ),
+    WrongAnswer(
+        REDACT,
+        "key-like text is only looked for after decoding: a bearer token takes the whole line with it",
+        splice(_REDACT_OK, ("    out = KEY_PATTERN.sub(REDACTED, out)\n", "")),
+        ("test_redact_keys_and_safety",),
+        "replace every match of `KEY_PATTERN` by `REDACTED`, keeping the text around it",
+    ),
+    WrongAnswer(
+        REDACT,
+        "keeps invisible format characters: a secret with zero-width spaces between its pieces slips through",
+        splice(_REDACT_OK, ('if unicodedata.category(ch) != "Cf"', "if True")),
+        ("test_redact_escaped",),
+        "drop invisible format characters",
     ),
     WrongAnswer(
         REDACT,
         "wraps the reference redact",
         "import course_lib.desk.audit\n\n\ndef redact(text):\n    return course_lib.desk.audit.redact(text)\n",
         (*REDACT_TESTS, HARNESS),
+        OWN_WORK,
     ),
     # ---- Part E: the audit entry ------------------------------------------------------------------------
     WrongAnswer(
@@ -443,18 +710,21 @@ WRONG_ANSWERS = [
             ('visible = value.encode("utf-8", errors="backslashreplace").decode("utf-8")', "visible = value"),
         ),
         ("test_audit_entry_safe",),
+        "first making lone surrogates visible",
     ),
     WrongAnswer(
         AUDIT,
         "dict keys are copied as they are: a secret used as a key reaches the log",
         splice(_AUDIT_OK, ("{scrub(str(key)): scrub(item)", "{str(key): scrub(item)")),
         ("test_audit_entry_safe",),
+        "whose keys (turned into `str`) and values are made safe",
     ),
     WrongAnswer(
         AUDIT,
         "strings are never clipped: one huge argument makes a megabyte log line",
         splice(_AUDIT_OK, ("return hidden if extra <= 0 else", "return hidden if True else")),
         ("test_audit_entry_safe",),
+        "if it is longer than `MAX_AUDIT_CHARS` (300)",
     ),
     WrongAnswer(
         AUDIT,
@@ -467,12 +737,77 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_audit_entry_safe", HARNESS),
+        "applied all the way down into `arguments`",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "never redacts: the secret reaches the log",
+        splice(_AUDIT_OK, ("hidden = redact(visible)", "hidden = visible")),
+        ("test_audit_entry_safe",),
+        "then `redact` it (yours)",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "a tuple stays a tuple",
+        splice(
+            _AUDIT_OK,
+            (
+                "            return [scrub(item) for item in value]\n",
+                "            return [scrub(item) for item in value] if isinstance(value, list)"
+                " else tuple(scrub(item) for item in value)\n",
+            ),
+        ),
+        ("test_audit_entry_fields",),
+        "as a new `list` of its items made safe",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "numbers are written as text",
+        splice(
+            _AUDIT_OK,
+            (
+                "        if value is None or isinstance(value, (bool, int, float)):\n            return value\n",
+                "        if value is None or isinstance(value, bool):\n            return value\n"
+                "        if isinstance(value, (int, float)):\n            return str(value)\n",
+            ),
+        ),
+        ("test_audit_entry_fields",),
+        "keep `None`, a `bool`, an `int` or a `float` as it is",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "any other object is kept as it is: a set reaches the log, and a secret in its repr too",
+        splice(_AUDIT_OK, ("        return scrub(repr(value))\n", "        return value\n")),
+        ("test_audit_entry_safe",),
+        "make anything else safe as its `repr()`",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "cleans the dicts it is given in place",
+        splice(
+            _AUDIT_OK,
+            (
+                "            return {scrub(str(key)): scrub(item) for key, item in value.items()}\n",
+                "            for key in list(value):\n                value[key] = scrub(value[key])\n"
+                "            return {scrub(str(key)): item for key, item in value.items()}\n",
+            ),
+        ),
+        ("test_audit_entry_fields",),
+        "never change what it was given",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "wraps the reference audit_entry",
+        "import course_lib.desk\n\n\ndef audit_entry(*fields):\n    return course_lib.desk.audit_entry(*fields)\n",
+        (*AUDIT_TESTS, HARNESS),
+        OWN_WORK,
     ),
     WrongAnswer(
         AUDIT,
         "names the id field call_id",
         splice(_AUDIT_OK, ('("id", call_id)', '("call_id", call_id)')),
         ("test_audit_entry_fields",),
+        "return a dict with exactly the keys",
     ),
     # ---- Part F: the Chat Completions adapter -----------------------------------------------------------
     WrongAnswer(
@@ -662,24 +997,28 @@ class ChatAdapter:
         "def offered_tools(policy, registered):\n    return []\n\n\n"
         'def effective_mode(policy, name, concerns=()):\n    return "never"\n',
         POLICY_TESTS,
+        'return `"auto"` or `"confirm"` when `policy` maps `name` to exactly that string',
     ),
     WrongAnswer(
         APPROVER,
         "refuses every call without asking the approver",
         'def ask_approver(approver, name, arguments, timeout):\n    return (False, "refused")\n',
         APPROVER_TESTS,
+        APPROVER_ONLY_TRUE,
     ),
     WrongAnswer(
         REDACT,
         "redacts every text, secret or not",
         "def redact(text):\n    return REDACTED\n",
         REDACT_TESTS,
+        "return text with nothing to hide unchanged",
     ),
     WrongAnswer(
         REDACT,
         "returns the text unchanged",
         "def redact(text):\n    return text\n",
         REDACT_TESTS,
+        "return `REDACTED` alone: the whole string is replaced",
     ),
     WrongAnswer(
         BUDGET,
@@ -690,6 +1029,7 @@ class ChatAdapter:
             ("        return self._counts[key] > self.max_repeats\n", "        return True\n"),
         ),
         BUDGET_TESTS,
+        NEXT_REQUEST,
     ),
     WrongAnswer(
         AUDIT,
@@ -698,6 +1038,7 @@ class ChatAdapter:
         '    return {"step": step, "id": call_id, "name": name, "arguments": arguments, "decision": decision,\n'
         '            "reason": reason, "outcome": outcome}\n',
         AUDIT_TESTS,
+        "then `redact` it (yours)",
     ),
     WrongAnswer(
         ADAPTER,
