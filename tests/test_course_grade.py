@@ -29,6 +29,7 @@ from nbgrader.api import Gradebook
 import course_lib
 from course_grade.attacks import MARKER
 from course_grade.cli import main
+from course_grade.costs import COSTS, read_costs
 from course_grade.course import Course
 from course_grade.files import fingerprint
 from course_grade.gradebook import cell_scores, scores
@@ -159,6 +160,10 @@ def test_each_learner_gets_the_score_of_their_case(graded: Graded, student: str)
 def test_each_learner_gets_the_reasons_of_their_case(graded: Graded, student: str) -> None:
     notes = load_notes(graded.course / "grading_notes" / student / f"{ASSIGNMENT}.json")
     assert sorted({note.kind for note in notes}) == sorted(graded.cases[student].kinds)
+
+
+def test_a_run_keeps_the_cost_of_each_assignment_it_graded_for_the_next_runs_order(graded: Graded) -> None:
+    assert set(read_costs(graded.course / "grading_notes" / COSTS)) == {ASSIGNMENT}
 
 
 @pytest.mark.parametrize("student", PACK)
