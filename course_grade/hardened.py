@@ -5,8 +5,10 @@
   on that cell and on every later code cell, so the cells that ran keep their points and the rest score 0.
   A cell that goes on running after its timeout's interrupt (it ignores SIGINT) made nbgrader fail the
   whole submission 4 s later ("Timeout waiting for IOPub output"); this stops that kernel and fails the
-  cells from there on in the same way. Output that arrives late on a loaded machine no longer fails the
-  submission either: the grade comes from the kernel's reply, which nbgrader records as an error output.
+  cells from there on in the same way. A cell's timeout counts its kernel's CPU time (`course_grade.cputime`):
+  a cell that got little of a core on a loaded machine runs on, up to a wall-clock cap of three times it.
+  Output that arrives late on a loaded machine no longer fails the submission either: the grade comes
+  from the kernel's reply, which nbgrader records as an error output.
   A kernel that dies while starting (a port taken in between on a loaded machine) is started again,
   up to `startup_attempts` times, instead of failing the submission: no learner code has run yet.
   It also caps each cell's output while the kernel runs (nbgrader's `LimitOutput` counts lines, so one
@@ -33,6 +35,7 @@ import glob
 import os
 import queue
 import time
+from collections.abc import Callable
 from typing import Any
 
 from jupyter_core.utils import run_sync
@@ -42,8 +45,9 @@ from nbformat import NotebookNode
 from nbgrader import utils  # type: ignore[import-untyped]
 from nbgrader.converters import Autograde, GenerateFeedback, NbGraderException  # type: ignore[import-untyped]
 from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[import-untyped]
-from traitlets import Bool, Integer
+from traitlets import Bool, Float, Integer
 
+from course_grade.cputime import WALL_FACTOR, CpuLimit, tree_cpu_seconds
 from course_grade.hidden import for_feedback
 from course_grade.kernels import GradingKernelManager
 from course_grade.notebooks import node
@@ -84,6 +88,14 @@ class GuardedExecute(Execute):  # type: ignore[misc]
         3, help="Kernel start-ups to try: one that fails on a loaded machine is not the learner's doing."
     ).tag(config=True)
 
+    cpu_wall_factor = Float(
+        WALL_FACTOR,
+        help="A cell's timeout counts its kernel's CPU time, up to this multiple of it in wall time.",
+    ).tag(config=True)
+
+    cpu_reading: Callable[[int], float | None] = staticmethod(tree_cpu_seconds)
+    """CPU seconds used by the process tree of a kernel's pid (tests replace it)."""
+
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("kernel_manager_class", GradingKernelManager)  # nbgrader's __init__ forces its own
         super().__init__(**kwargs)
@@ -95,6 +107,8 @@ class GuardedExecute(Execute):  # type: ignore[misc]
             self._gone: tuple[str, str] | None = None  # (error name, message) for the cells left
             self._interrupted = self._ran = False
             self._sizes: dict[int, int] = {}
+            self.limit: CpuLimit | None = None
+            """The time limit of the cell running (or of the last one)."""
             try:
                 return super().preprocess(nb, resources, km)
             except RuntimeError as error:  # nbclient's "Kernel died before replying to kernel_info"
@@ -113,6 +127,8 @@ class GuardedExecute(Execute):  # type: ignore[misc]
             cell.outputs = [_error(*self._gone)]
             return cell, resources
         self._interrupted, self._ran = False, True
+        timeout = self._get_timeout(cell)
+        self.limit = None if timeout is None else CpuLimit(timeout, self._kernel_cpu, self.cpu_wall_factor)
         try:
             result = super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
@@ -126,9 +142,21 @@ class GuardedExecute(Execute):  # type: ignore[misc]
         return result
 
     async def _async_handle_timeout(self, timeout: int, cell: NotebookNode | None = None) -> Any:
-        """Interrupt the cell as nbgrader does, remembering it was, to check the kernel stopped."""
+        """At the cell's timeout in wall-clock time, wait on while its kernel has used less CPU time than
+        the timeout (up to the wall-clock cap); then interrupt the cell as nbgrader does, remembering it was,
+        to check the kernel stopped."""
+        limit = self.limit
+        while limit is not None and not self._interrupted and (wait := limit.wait()) > 0:
+            if await self.kc.shell_channel.socket.poll(int(1000 * min(wait, 1.0))):
+                return None  # the reply came: nbclient reads it, and the cell was not interrupted
+            await self._async_check_alive()  # nbclient stopped watching the kernel when the timeout fired
         self._interrupted = True
         return await super()._async_handle_timeout(timeout, cell)
+
+    def _kernel_cpu(self) -> float | None:
+        """CPU seconds used by the kernel's process tree, or None where they cannot be read."""
+        pid = getattr(getattr(self.km, "provisioner", None), "pid", None)
+        return self.cpu_reading(pid) if isinstance(pid, int) else None
 
     def _answers(self, seconds: float) -> bool:
         """True if the kernel answers a request within `seconds`, i.e. it is no longer busy with a cell."""

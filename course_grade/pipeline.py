@@ -26,6 +26,7 @@ from course_grade import sandbox
 from course_grade.cleaning import source_hash
 from course_grade.cluster.bundle import Bundle, source_files, submitted_files
 from course_grade.cluster.engine import LOCAL, Cluster
+from course_grade.costs import COSTS, Timings, expected, longest_first, read_costs, save_costs
 from course_grade.course import Course, CourseError
 from course_grade.editions.bundle import EditionError
 from course_grade.editions.library import GradingLibrary, for_assignment
@@ -251,8 +252,9 @@ class Pipeline:
         self._definitions = {
             name: definitions(self.course.db_url, self.course.course_id, name) for name in used
         }
-        weights = {assignment: self._weight(assignment) for assignment in used}
-        jobs.sort(key=lambda job: -weights[job.assignment])  # longest first: no worker idles at the end
+        costs = read_costs(self.course.root / NOTES / COSTS)
+        sizes = {assignment: self._size(assignment) for assignment in used}
+        jobs = longest_first(jobs, expected(costs, sizes))  # no worker idles at the end
         if self.cluster in (LOCAL, POOL):
             self.out(f"autograding {len(jobs)} submissions with {min(self.jobs, len(jobs) or 1)} workers")
         else:
@@ -264,7 +266,7 @@ class Pipeline:
             self.out(
                 f"skipping {len(already)} submissions graded before, unchanged (--regrade grades them again)"
             )
-        outcomes = list(already)
+        outcomes, timings = list(already), Timings()
         start = time.perf_counter()
         dashboard = self._cluster.dashboard if self._cluster is not None else None
         with (
@@ -273,6 +275,7 @@ class Pipeline:
         ):
             try:
                 for count, result in enumerate(self._results(jobs, settings), 1):
+                    timings.add(result)
                     mark = marks[result.grades.student, result.grades.assignment]
                     with uninterrupted():  # recorded whole, or not at all
                         outcome = self._record(gradebook, result, mark)
@@ -282,6 +285,8 @@ class Pipeline:
                     progress.graded(_progress(count, len(jobs), outcome, result.seconds, elapsed), failed)
             except KeyboardInterrupt:
                 raise Interrupted(len(outcomes) - len(already), len(jobs)) from None
+            finally:
+                save_costs(self.course.root / NOTES / COSTS, timings.medians())
         return sorted(outcomes, key=lambda o: (o.assignment, o.student))
 
     def _results(self, jobs: list[AutogradeJob], settings: Settings) -> Iterator[AutogradeResult]:
@@ -328,8 +333,8 @@ class Pipeline:
         graded = len(list(self.course.folder("autograded", job.student, job.assignment).glob("*.ipynb")))
         return Outcome(job.student, job.assignment, score, most, notes, graded)
 
-    def _weight(self, assignment: str) -> int:
-        """How long an assignment takes to grade, roughly: the size of its source notebooks."""
+    def _size(self, assignment: str) -> int:
+        """The size of an assignment's source notebooks: what its cost is estimated from before it is measured."""
         return sum(
             path.stat().st_size
             for path in self.course.folder("source", assignment=assignment).glob("*.ipynb")

@@ -1,8 +1,9 @@
 """A pool of worker processes that survives its workers: one job each at a time, a dead or stuck one replaced.
 
 A learner's kernel can kill the process that started it, or hang past every timeout. Each worker is
-driven by a thread of this process that sends it one job, waits for its answer with a deadline, and on
-a death or a timeout kills the worker with everything it started, answers the job with a failure saying
+driven by a thread of this process that sends it one job, waits for its answer within a limit of CPU time
+(`course_grade.cputime`: the worker's and its kernels', capped in wall-clock time), and on a death or a
+timeout kills the worker with everything it started, answers the job with a failure saying
 why, and starts a fresh worker for the next job. Results come back to the calling thread one at a time,
 in the order they finish, so that the caller is the only one that ever records them.
 """
@@ -18,6 +19,7 @@ import signal
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -26,6 +28,7 @@ from types import TracebackType
 import psutil  # type: ignore[import-untyped]
 
 from course_grade.course import CourseError
+from course_grade.cputime import WALL_FACTOR, CpuLimit, tree_cpu_seconds
 from course_grade.workers import READY, Job, Result, Settings, serve
 
 STARTUP_SECONDS = 300
@@ -47,10 +50,13 @@ class _Worker:
 class Pool:
     """`size` worker processes grading jobs in parallel; use it as a context manager."""
 
-    def __init__(self, size: int, deadline: float, logs: Path) -> None:
+    def __init__(self, size: int, deadline: float, logs: Path, wall_factor: float = WALL_FACTOR) -> None:
         self.size = max(1, size)
         self.deadline = deadline
-        """Seconds one job may take before its worker is killed."""
+        """CPU seconds one job's worker (with its kernels) may use before it is killed, within a wall-clock cap
+        of `course_grade.cputime.WALL_FACTOR` times it (see there: a loaded machine costs no learner points)."""
+        self.wall_factor = wall_factor
+        """The wall-clock cap of a job, as a multiple of `deadline`."""
         self.logs = logs
         """Folder for the workers' logs (nbgrader's messages and kernels' stray output)."""
         self._workers: list[_Worker | None] = [None] * self.size
@@ -133,15 +139,15 @@ class Pool:
             worker = self._workers[slot] or self._start()
             self._workers[slot] = worker
             try:
+                pid = worker.process.pid
+                limit = CpuLimit(self.deadline, partial(_tree_cpu, pid), self.wall_factor)
                 worker.connection.send((job, settings))
-                if worker.connection.poll(self.deadline):
-                    answer: Result = worker.connection.recv()
-                    return answer
-                self._stop(slot, gently=False)
-                return job.failed(
-                    f"grading took longer than {self.deadline:.0f} s in total (the limit per submission) "
-                    "and was stopped; nothing of it could be graded."
-                )
+                while not worker.connection.poll(limit.wait()):
+                    if limit.reached:
+                        self._stop(slot, gently=False)
+                        return job.failed(_too_long(limit))
+                answer: Result = worker.connection.recv()
+                return answer
             except (EOFError, OSError):
                 reason = self._death(worker, attempt)
                 self._stop(slot, gently=False)
@@ -191,6 +197,25 @@ class Pool:
             _kill_tree(worker.process.pid)
         worker.process.join(timeout=5)
         worker.connection.close()
+
+
+def _tree_cpu(pid: int | None) -> float | None:
+    """CPU seconds of a worker and everything it started, or None."""
+    return None if pid is None else tree_cpu_seconds(pid)
+
+
+def _too_long(limit: CpuLimit) -> str:
+    """Why a submission was stopped at its limit, for the learner and the instructor."""
+    if limit.reached == "cpu":
+        return (
+            f"grading used more than {limit.seconds:.0f} s of CPU time (the limit per submission) and was "
+            "stopped; nothing of it could be graded."
+        )
+    if limit.cap <= limit.seconds:  # no CPU time to read here: the limit counted wall-clock time
+        why = "the limit per submission"
+    else:
+        why = f"the wall-clock cap of the {limit.seconds:.0f} s limit per submission, which counts CPU time"
+    return f"grading took longer than {limit.cap:.0f} s in total ({why}) and was stopped; nothing of it was graded."
 
 
 def _context() -> multiprocessing.context.BaseContext:

@@ -1,4 +1,4 @@
-"""course_grade.hardened's GuardedExecute on its own: kernel start-ups that fail are tried again."""
+"""course_grade.hardened's GuardedExecute on its own: kernel start-ups tried again, cell timeouts in CPU time."""
 
 from __future__ import annotations
 
@@ -70,3 +70,35 @@ def test_a_kernel_that_never_starts_fails_after_the_attempts_allowed(
     with pytest.raises(RuntimeError, match="Kernel died"):
         GuardedExecute(timeout=60, startup_attempts=2).preprocess(_notebook(), {})
     assert _starts(flaky_kernel) == 2
+
+
+HELD = (
+    "import os, signal, subprocess\n"
+    "subprocess.Popen(['sh', '-c', f'sleep 2; kill -CONT {os.getpid()}'], start_new_session=True)\n"
+    "os.kill(os.getpid(), signal.SIGSTOP)\n"
+    "print('finished')"
+)
+"""A cell held stopped for 2 s, as a loaded machine would starve its kernel, then finishing."""
+
+
+def _run(source: str, wall_factor: float) -> tuple[NotebookNode, GuardedExecute]:
+    executor = GuardedExecute(timeout=1, cpu_wall_factor=wall_factor)
+    executed, _ = executor.preprocess(new_notebook(cells=[new_code_cell(source)]), {})
+    return executed.cells[0], executor
+
+
+def test_a_cell_that_computes_past_its_cpu_time_is_stopped() -> None:
+    cell, executor = _run("while True:\n    pass", wall_factor=60)
+    assert cell.outputs[-1].ename == "CellTimeoutError"
+    assert executor.limit is not None and executor.limit.reached == "cpu"
+
+
+def test_a_cell_that_sleeps_is_stopped_at_the_wall_clock_cap() -> None:
+    cell, executor = _run("import time\ntime.sleep(600)", wall_factor=2)
+    assert cell.outputs[-1].ename == "CellTimeoutError"
+    assert executor.limit is not None and executor.limit.reached == "wall"
+
+
+def test_a_cell_starved_of_cpu_time_is_not_stopped_at_its_timeout() -> None:
+    cell, _ = _run(HELD, wall_factor=10)
+    assert [output.get("text") for output in cell.outputs] == ["finished\n"]

@@ -8,6 +8,7 @@ from pathlib import Path
 from course_grade.course import REPOSITORY_COURSE, Course
 from course_grade.pool import Pool
 from course_grade.workers import AutogradeJob, Settings
+from tests.pool_jobs import Held, Sleep, Spin
 
 
 def test_the_course_configuration_can_travel_to_a_worker() -> None:
@@ -22,3 +23,22 @@ def test_a_job_that_cannot_reach_a_worker_fails_with_its_reason_instead_of_hangi
         [result] = list(pool.run([AutogradeJob("ann", "01_envelope")], unpicklable))
     [note] = result.notes
     assert note.kind == "grading-failed" and "could not hand this job to a worker" in note.text
+
+
+def _one(job: object, tmp_path: Path, deadline: float = 1, wall_factor: float = 10) -> object:
+    with Pool(1, deadline, tmp_path, wall_factor) as pool:
+        [result] = list(pool.run([job], Settings(Course.open(REPOSITORY_COURSE), tmp_path)))  # type: ignore[list-item]
+    return result
+
+
+def test_a_job_that_computes_past_its_cpu_time_is_stopped(tmp_path: Path) -> None:
+    assert "used more than 1 s of CPU time" in str(_one(Spin(), tmp_path))
+
+
+def test_a_job_that_sleeps_is_stopped_at_the_wall_clock_cap(tmp_path: Path) -> None:
+    assert "longer than 3 s in total" in str(_one(Sleep(), tmp_path, wall_factor=3))
+
+
+def test_a_job_starved_of_cpu_time_is_not_stopped_at_its_limit(tmp_path: Path) -> None:
+    """Held stopped for 2 s, as a loaded machine would starve it, it outlives its 1 s limit in wall time."""
+    assert _one(Held(2), tmp_path) == "finished"

@@ -22,6 +22,12 @@ from course_lib.errors import EnvelopeError
 from course_lib.standin import StandIn
 from tests.trusted_fakes import NoRefs
 
+HELD_FOR_TWO_SECONDS = (
+    "import os, signal, subprocess\n"
+    "subprocess.Popen(['sh', '-c', f'sleep 2; kill -CONT {os.getpid()}'], start_new_session=True)\n"
+    "os.kill(os.getpid(), signal.SIGSTOP)"
+)
+
 
 def round_trip(value: object, strict: bool = False) -> object:
     return decode(encode(value, NoRefs())[0], NoRefs(), strict)[0]
@@ -218,3 +224,18 @@ def test_the_strict_side_imports_no_module_the_learner_names() -> None:
     wire = {"v": {"n": 0}, "n": [{"k": "obj", "path": "course_lib.desk.__main__.Anything", "fields": {}}]}
     value, _ = decode(wire, NoRefs(), strict=True)
     assert isinstance(value, Opaque) and "course_lib.desk.__main__" not in sys.modules
+
+
+def test_a_cell_that_sleeps_is_interrupted_at_the_wall_clock_cap(tmp_path: Path) -> None:
+    with LearnerProcess(tmp_path) as process:
+        process.start(["f"], [])
+        names = process.load(["import time\ntime.sleep(600)", "def f():\n    return 1"], 0.5).names
+        assert names["f"]() == 1  # type: ignore[operator]
+
+
+def test_a_cell_starved_of_cpu_time_is_not_interrupted_at_its_limit(tmp_path: Path) -> None:
+    """Held stopped for 2 s, past its 1.5 s limit (its wall-clock cap is 4.5 s), as a loaded machine would starve it."""
+    held = HELD_FOR_TWO_SECONDS + "\nfinished = True"
+    with LearnerProcess(tmp_path) as process:
+        process.start(["finished"], [])
+        assert process.load([held], 1.5).names == {"finished": True}

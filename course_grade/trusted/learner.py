@@ -62,21 +62,24 @@ class Learner:
         return {"op": "return", "value": None}
 
     def load(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Run the cells (each interrupted after the time given); describe the graded names afterwards."""
+        """Run the cells, each interrupted once it has used the CPU seconds given (this process's, all its
+        threads') or run the wall-clock seconds given; describe the graded names afterwards."""
         errors = []
-        seconds = message.get("seconds")
-        limit = float(seconds) if isinstance(seconds, int | float) and seconds > 0 else 30.0
+        limit, wall = _seconds(message.get("seconds"), 30.0), _seconds(message.get("wall"), 0.0)
         for index, source in enumerate(message.get("cells") or []):
-            previous = signal.signal(signal.SIGALRM, _interrupt)
-            signal.setitimer(signal.ITIMER_REAL, limit)
+            previous = [signal.signal(number, _interrupt) for number in (signal.SIGPROF, signal.SIGALRM)]
+            signal.setitimer(signal.ITIMER_PROF, limit)
+            signal.setitimer(signal.ITIMER_REAL, max(wall, limit))
             try:
                 code = compile(_plain_python(str(source)), f"<cell {index}>", "exec")
                 exec(code, self.namespace)
             except BaseException as error:  # a failing cell is the learner's; later cells still run
                 errors.append([index, type(error).__name__, str(error)[:200]])
             finally:
+                signal.setitimer(signal.ITIMER_PROF, 0)
                 signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, previous)
+                signal.signal(signal.SIGPROF, previous[0])
+                signal.signal(signal.SIGALRM, previous[1])
         self._trace_references(self.graded)
         return self._names(errors)
 
@@ -150,6 +153,11 @@ class Learner:
 
 class CellTimeout(BaseException):
     """A cell ran past its time limit and was interrupted."""
+
+
+def _seconds(value: object, default: float) -> float:
+    """A positive number of seconds from the trusted side's message, or the default."""
+    return float(value) if isinstance(value, int | float) and value > 0 else default
 
 
 def _interrupt(signum: int, frame: object) -> None:

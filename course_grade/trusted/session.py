@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from course_grade.cputime import WALL_FACTOR
 from course_grade.trusted.codec import CodecError, decode
 from course_grade.trusted.relay import answer
 from course_grade.trusted.rpc import Endpoint, PeerFailure, Remote
@@ -130,13 +131,15 @@ class LearnerProcess:
         self.ask("relay", ports=[port])
 
     def load(self, cells: list[str], cell_seconds: float) -> Loaded:
-        """Run cells in the learner's namespace, each interrupted after `cell_seconds`; the names after them."""
+        """Run cells in the learner's namespace, each interrupted after `cell_seconds` of CPU time (or
+        `WALL_FACTOR` times that in wall-clock time: a loaded machine costs no points); the names after them."""
         if self.endpoint is None:
             raise PeerFailure("the learner's process is not running")
-        self.endpoint.timeout = cell_seconds * len(cells) + 10  # a cell that ignores the interrupt hangs
+        wall = cell_seconds * WALL_FACTOR
+        self.endpoint.timeout = wall * len(cells) + 10  # a cell that ignores the interrupt hangs
         try:
             return self._loaded(
-                self.endpoint.request({"op": "load", "cells": cells, "seconds": cell_seconds})
+                self.endpoint.request({"op": "load", "cells": cells, "seconds": cell_seconds, "wall": wall})
             )
         finally:
             self.endpoint.timeout = self.call_seconds

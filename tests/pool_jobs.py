@@ -1,0 +1,53 @@
+"""Jobs for the pool's time-limit tests: importable by its worker processes, each doing one thing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+
+def hold(seconds: float) -> None:
+    """Stop this process for `seconds`, as a loaded machine starves it: another process resumes it."""
+    subprocess.Popen(["sh", "-c", f"sleep {seconds}; kill -CONT {os.getpid()}"], start_new_session=True)
+    os.kill(os.getpid(), signal.SIGSTOP)
+
+
+@dataclass(frozen=True)
+class Spin:
+    """Computes for ever."""
+
+    def run(self, settings: object) -> str:
+        while True:
+            pass
+
+    def failed(self, reason: str) -> str:
+        return reason
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Sleeps for ever, using no CPU time."""
+
+    def run(self, settings: object) -> str:
+        time.sleep(3600)
+        return "woke up"
+
+    def failed(self, reason: str) -> str:
+        return reason
+
+
+@dataclass(frozen=True)
+class Held:
+    """Is held stopped for `seconds` (past its limit in wall-clock time), then finishes."""
+
+    seconds: float
+
+    def run(self, settings: object) -> str:
+        hold(self.seconds)
+        return "finished"
+
+    def failed(self, reason: str) -> str:
+        return reason
