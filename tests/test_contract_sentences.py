@@ -1,6 +1,7 @@
 """Traceability: each sentence of a part's contract has a published wrong answer that breaks it, and back.
 
-A part states its contract as a bullet list under the line "Your function must:" (or "Your class must:") in its
+A part states its contract as a bullet list under the line "Your function must:" (or "Your class must:",
+"Your dictionary must:") in its
 markdown (see
 grading/AUTHORING.md); each `WrongAnswer.breaks` quotes, verbatim, part of exactly one bullet of its part.
 """
@@ -17,7 +18,7 @@ from grading.wrong_answers import WrongAnswer, published
 from tests.forked_cells import ForkedCells
 from tests.notebook_runner import ending_at, instructor_notebook, with_cell_replaced, without_demos
 
-MUST = ("Your function must:", "Your functions must:", "Your class must:")
+MUST = ("Your function must:", "Your functions must:", "Your class must:", "Your dictionary must:")
 
 
 def must_bullets(markdown: str) -> list[str]:
@@ -84,6 +85,7 @@ def test_the_audited_parts_state_their_contracts() -> None:
         ("03_loop", "chat_tool_loop"),
         ("03_loop", "responses_tool_loop"),
         ("06_security", "safe_arithmetic"),
+        ("06_security", "policy"),
         ("02_dispatcher", "dispatch"),
         ("02_dispatcher", "dispatch_with"),
         ("01_envelope", "parse_envelope"),
@@ -134,6 +136,7 @@ TEMPLATES = [
     ("03_loop", "_CHAT_OK", "chat_tool_loop"),
     ("03_loop", "_RESPONSES_OK", "responses_tool_loop"),
     ("06_security", "_SAFE_OK", "safe_arithmetic"),
+    ("06_security", "_POLICY_OK", "policy"),
     ("02_dispatcher", "_PARSE_AND_DISPATCH_OK", "dispatch"),
     ("02_dispatcher", "_DISPATCH_WITH_OK", "dispatch_with"),
     ("01_envelope", "_PARSE_OK", "parse_envelope"),

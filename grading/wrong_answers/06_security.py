@@ -88,6 +88,15 @@ def safe_arithmetic(expression):
         raise ToolError("expression nested too deeply") from None
 '''
 
+# The sentences of Part B's contract (bullets of its "Your dictionary must" list) the wrong answers break.
+P_DICT = "be a plain `dict`"
+P_KEYS = "keys are exactly the five tool names above"
+P_STR = "a plain `str` value"
+P_LOWER = "in lower case"
+P_AUTO = 'give `"auto"` to each tool that only reads'
+P_CONFIRM = 'give `"confirm"` to each tool whose effect cannot be undone'
+P_NEVER = 'give `"never"` to each tool that no customer request needs'
+
 _RULES = {
     "search_orders": "auto",
     "get_my_profile": "auto",
@@ -101,6 +110,9 @@ def _policy(rules: dict[str, str]) -> str:
     """A solution cell assigning these rules to POLICY."""
     return "POLICY = {\n" + "".join(f"    {name!r}: {rule!r},\n" for name, rule in rules.items()) + "}\n"
 
+
+# A correct Part B written apart from the instructor's: the wrong answers below change one rule of it.
+_POLICY_OK = _policy(dict(sorted(_RULES.items())))
 
 WRONG_ANSWERS = [
     WrongAnswer(
@@ -307,42 +319,99 @@ WRONG_ANSWERS = [
         "drop_table merely needs a confirmation",
         _policy({**_RULES, "drop_table": "confirm"}),
         ("test_policy_drop_table",),
+        breaks=P_NEVER,
     ),
     WrongAnswer(
         POLICY,
         "everything needs a human, the reads too",
         _policy(dict.fromkeys(_RULES, "confirm")),
         ("test_policy_reads", "test_policy_drop_table"),
+        breaks=P_AUTO,
     ),
     WrongAnswer(
         POLICY,
         "a refund on the customer's own order runs automatically",
         _policy({**_RULES, "refund_order": "auto"}),
         ("test_policy_side_effects",),
+        breaks=P_CONFIRM,
     ),
     WrongAnswer(
         POLICY,
         "an email to the customer's own address runs automatically",
         _policy({**_RULES, "send_email": "auto"}),
         ("test_policy_side_effects",),
+        breaks=P_CONFIRM,
     ),
     WrongAnswer(
         POLICY,
         "refunds and emails are never offered, so the assistant cannot help",
         _policy({**_RULES, "refund_order": "never", "send_email": "never"}),
         ("test_policy_side_effects",),
+        breaks=P_CONFIRM,
     ),
     WrongAnswer(
         POLICY,
         "capitalised values: 'Auto', 'Confirm', 'Never'",
         _policy({name: rule.capitalize() for name, rule in _RULES.items()}),
         ("test_policy_shape", "test_policy_reads", "test_policy_side_effects", "test_policy_drop_table"),
+        breaks=P_LOWER,
     ),
     WrongAnswer(
         POLICY,
         "names drop_table with a space, 'drop table'",
         _policy({("drop table" if name == "drop_table" else name): rule for name, rule in _RULES.items()}),
         ("test_policy_shape", "test_policy_drop_table"),
+        breaks=P_KEYS,
+    ),
+    WrongAnswer(
+        POLICY,
+        "adds a sixth tool the table does not list",
+        _policy({**_RULES, "delete_account": "never"}),
+        ("test_policy_shape",),
+        breaks=P_KEYS,
+    ),
+    WrongAnswer(
+        POLICY,
+        "a read-only MappingProxyType instead of a dict",
+        "from types import MappingProxyType\n\n"
+        + _POLICY_OK.replace("POLICY = {", "POLICY = MappingProxyType({").rstrip()
+        + ")\n",
+        ("test_policy_shape",),
+        breaks=P_DICT,
+    ),
+    WrongAnswer(
+        POLICY,
+        "an OrderedDict instead of a plain dict",
+        "from collections import OrderedDict\n\n"
+        + _POLICY_OK.replace("POLICY = {", "POLICY = OrderedDict({").rstrip()
+        + ")\n",
+        ("test_policy_shape",),
+        breaks=P_DICT,
+    ),
+    WrongAnswer(
+        POLICY,
+        "the values are members of a str Enum, equal to the strings but not plain str",
+        'from enum import Enum\n\n\nclass Rule(str, Enum):\n    AUTO = "auto"\n    CONFIRM = "confirm"\n'
+        '    NEVER = "never"\n\n\n'
+        + "\n".join(
+            line.replace('"auto"', "Rule.AUTO")
+            .replace('"confirm"', "Rule.CONFIRM")
+            .replace('"never"', "Rule.NEVER")
+            .replace("'auto'", "Rule.AUTO")
+            .replace("'confirm'", "Rule.CONFIRM")
+            .replace("'never'", "Rule.NEVER")
+            for line in _POLICY_OK.splitlines()
+        )
+        + "\n",
+        ("test_policy_shape",),
+        breaks=P_STR,
+    ),
+    WrongAnswer(
+        POLICY,
+        "the customer's profile needs a confirmation, a read like the order search",
+        _policy({**_RULES, "get_my_profile": "confirm"}),
+        ("test_policy_reads",),
+        breaks=P_AUTO,
     ),
     WrongAnswer(
         SAFE,
@@ -364,6 +433,7 @@ WRONG_ANSWERS = [
         'POLICY = {name: "never" for name in ["search_orders", "get_my_profile", "refund_order", '
         '"send_email", "drop_table"]}\n',
         ("test_policy_reads", "test_policy_side_effects", "test_policy_drop_table"),
+        breaks=P_AUTO,
     ),
     WrongAnswer(
         SAFE,
