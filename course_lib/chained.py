@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from course_lib.errors import MaxStepsExceeded
-from course_lib.loops import output_text
+from course_lib.loops import output_text, run_function_calls
 from course_lib.model_api import MODEL, TraceEntry, post_json
 from course_lib.specs import tool_specs
 from course_lib.toolbox import Confirm, Toolbox
@@ -47,22 +47,5 @@ def chained_responses_loop(
         calls = [item for item in reply["output"] if item.get("type") == "function_call"]
         if not calls:
             return output_text(reply["output"]), trace
-        new_items = _run_calls(calls, step, trace, toolbox, names, confirm)
+        new_items = run_function_calls(calls, step, trace, toolbox, names, confirm)
     raise MaxStepsExceeded(f"no final answer after {max_steps} model calls", trace)
-
-
-def _run_calls(
-    calls: list[dict[str, Any]],
-    step: int,
-    trace: list[TraceEntry],
-    toolbox: Toolbox,
-    names: Sequence[str],
-    confirm: Confirm | None,
-) -> list[dict[str, Any]]:
-    """Run an answer's function calls in order, trace each, and return their function_call_output items."""
-    outputs = []
-    for call in calls:
-        result = toolbox.run(call["name"], call["arguments"], names, confirm)
-        trace.append(TraceEntry(step, call["name"], call["arguments"], result))
-        outputs.append({"type": "function_call_output", "call_id": call["call_id"], "output": result})
-    return outputs

@@ -25,6 +25,7 @@ __all__ = [
     "output_text",
     "post_json",
     "responses_tool_loop",
+    "run_function_calls",
 ]
 
 
@@ -117,11 +118,11 @@ def responses_tool_loop(
         calls = [item for item in reply["output"] if item.get("type") == "function_call"]
         if not calls:
             return output_text(reply["output"]), trace
-        items += _run_calls(calls, step, trace, toolbox, names, confirm)
+        items += run_function_calls(calls, step, trace, toolbox, names, confirm)
     raise MaxStepsExceeded(f"no final answer after {max_steps} model calls", trace)
 
 
-def _run_calls(
+def run_function_calls(
     calls: list[dict[str, Any]],
     step: int,
     trace: list[TraceEntry],
