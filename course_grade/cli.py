@@ -24,7 +24,7 @@ import warnings
 from pathlib import Path
 
 from course_grade.cluster.engine import LOCAL
-from course_grade.course import REPOSITORY_COURSE, Course, CourseError, load_config, use_this_environment
+from course_grade.course import REPOSITORY_COURSE, Course, CourseError, use_this_environment
 from course_grade.editions.bundle import EditionError, build, plan
 from course_grade.pipeline import EDITION, INSTRUCTOR, Pipeline, default_jobs
 from course_grade.report.build import PLATFORMS
@@ -155,7 +155,7 @@ def _bundle(course: Course, args: argparse.Namespace, names: list[str]) -> int:
     if args.publish_keys is not None:
         publish = [name.strip() for name in args.publish_keys.split(",") if name.strip()]
     else:
-        publish = list(load_config(course.root).Edition.get("published_keys", []))
+        publish = course.published_keys()
     notebooks = course.root.parent / "notebooks"
     try:
         edition = plan(names, publish, notebooks)

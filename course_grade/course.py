@@ -84,6 +84,10 @@ class Course:
             config.Execute.timeout = self.timeout
         return config
 
+    def published_keys(self) -> list[str]:
+        """The assignments whose keys the course publishes (`c.Edition.published_keys` in its configuration)."""
+        return [str(name) for name in load_config(self.root).Edition.get("published_keys", [])]
+
     def exercise_ids(self) -> dict[str, frozenset[str]]:
         """Map "assignment/notebook" to the grade_ids of its exercises, for every source notebook."""
         found = {}

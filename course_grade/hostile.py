@@ -297,7 +297,7 @@ def _replace(code: str) -> Callable[[str], str]:
 def _against_edition(course: Course, assignment: str) -> bool:
     """Whether `course-grade` grades the assignment against its learners' library by default (its learners'
     notebooks import no key they are not given)."""
-    publish = [str(key) for key in course.config().Edition.get("published_keys", [])]
+    publish = course.published_keys()
     try:
         for_assignment(
             assignment, publish, sorted(course.folder("release", assignment=assignment).glob("*.ipynb"))

@@ -166,7 +166,7 @@ class Pipeline:
         self.libraries = {}
         if self.library != EDITION:
             return
-        publish = [str(key) for key in self._config.Edition.get("published_keys", [])]
+        publish = self.course.published_keys()
         for name in names:
             if not self.trusted_checks:
                 self.out(f"{name}: graded with the instructor's library in view (the trusted checks are off, "
