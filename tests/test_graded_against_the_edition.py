@@ -181,6 +181,11 @@ def test_a_learners_notebook_importing_a_key_cannot_be_graded_against_the_librar
         for_assignment(ASSIGNMENT, [], [tmp_path / f"{ASSIGNMENT}.ipynb"])
 
 
+def test_publishing_the_key_of_an_unknown_assignment_is_refused_as_the_bundle_refuses_it() -> None:
+    with pytest.raises(EditionError, match=r"no such assignment to publish the key of: 01_envelop \(known: "):
+        for_assignment(ASSIGNMENT, ["01_envelop"], [NOTEBOOKS / f"{ASSIGNMENT}.ipynb"])
+
+
 def test_the_learners_python_searches_the_library_first(tmp_path: Path) -> None:
     path = search_path(tmp_path)
     assert path[0] == str(tmp_path) and all(Path(entry).is_absolute() for entry in path)

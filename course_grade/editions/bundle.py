@@ -50,14 +50,7 @@ class Edition:
 def plan(assignments: Iterable[str], publish: Iterable[str], notebooks: Path) -> Edition:
     """The edition of `assignments` publishing the keys of `publish`; EditionError if a notebook needs one left out."""
     chosen = tuple(assignments)
-    asked = list(publish)
-    unknown = sorted(set(asked) - set(KEYS))
-    if unknown:
-        raise EditionError(
-            f"no such assignment to publish the key of: {', '.join(unknown)} (known: {', '.join(KEYS)})"
-        )
-    built_on = [name for assignment in chosen for name in BUILDS_ON.get(assignment, ())]
-    published = with_prerequisites([*asked, *built_on])
+    published = published_for(chosen, publish)
     notes = [
         f"{assignment} builds on the keys of {', '.join(BUILDS_ON[assignment])}: this edition publishes them"
         for assignment in chosen if BUILDS_ON.get(assignment)
@@ -79,6 +72,18 @@ def plan(assignments: Iterable[str], publish: Iterable[str], notebooks: Path) ->
         )
     kept = kept_modules(left_out)
     return Edition(chosen, tuple(published), kept, tuple(notes))
+
+
+def published_for(assignments: Iterable[str], publish: Iterable[str]) -> list[str]:
+    """The assignments whose keys an edition of `assignments` holds: those of `publish` (checked to exist), those
+    the assignments build on, and what those build on in turn."""
+    asked = list(publish)
+    unknown = sorted(set(asked) - set(KEYS))
+    if unknown:
+        raise EditionError(
+            f"no such assignment to publish the key of: {', '.join(unknown)} (known: {', '.join(KEYS)})"
+        )
+    return with_prerequisites([*asked, *(name for one in assignments for name in BUILDS_ON.get(one, ()))])
 
 
 def kept_modules(left_out: set[str]) -> tuple[str, ...]:

@@ -21,9 +21,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course_grade.editions.bundle import LIBRARY, REPOSITORY, EditionError, kept_modules, key_imports
+from course_grade.editions.bundle import (
+    LIBRARY,
+    REPOSITORY,
+    EditionError,
+    kept_modules,
+    key_imports,
+    published_for,
+)
 from course_grade.editions.imports import modules
-from course_grade.editions.keys import BUILDS_ON, KEYS, unpublished, with_prerequisites
+from course_grade.editions.keys import KEYS, unpublished
 
 TRUSTED = REPOSITORY / "course_grade" / "trusted"
 """The trusted checks' own package: its learner half runs beside the learner's code and needs it."""
@@ -45,10 +52,7 @@ def for_assignment(assignment: str, publish: Iterable[str], notebooks: Sequence[
     publishing the keys of `publish`; EditionError when a notebook needs a key it leaves out."""
     if assignment not in KEYS:
         raise EditionError(f"{assignment} declares no key (course_grade/editions/keys.py)")
-    unknown = sorted(set(publish) - set(KEYS))
-    if unknown:
-        raise EditionError(f"no such assignment to publish the key of: {', '.join(unknown)}")
-    published = with_prerequisites([*publish, *BUILDS_ON.get(assignment, ())])
+    published = published_for([assignment], publish)
     left_out = unpublished(published)
     problems = key_imports(notebooks, left_out)
     if problems:
