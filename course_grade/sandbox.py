@@ -7,7 +7,8 @@
 - it sees the filesystem with the folders where other people's files live (/tmp, /work, /home, /root, /run,
   /dev/shm, /mnt, /srv, /media, /var/tmp and every `hidden` path) replaced by empty private folders, except
   `writable` (read-write, owned by the sandbox user) and this Python, its environment, `course_lib` and
-  `readable` (read-only);
+  `readable` (read-only); graded against a learners' library (`course_lib=False`), the instructor's packages
+  and checkout are covered by empty folders wherever they are (`instructor_paths`);
 - it runs as an unprivileged user of its own that no account has (or, when not started as root, as root of a
   user namespace) with no capabilities and no way to gain any, under limits on memory, processes, file size
   and open files.
@@ -102,6 +103,20 @@ def environment_paths(course_lib: bool = True) -> list[Path]:
     return [Path(p) for p in paths if p and Path(p).is_dir()]
 
 
+def instructor_paths() -> list[Path]:
+    """Where the instructor's code lives as this environment imports it: the packages `course_lib` (the keys),
+    `course_grade` (the grader) and, in a checkout, its `grading/` (solutions, hidden tests), `tests/` and `.git`,
+    wherever they are installed (site-packages, or an editable checkout outside the hidden folders)."""
+    found: list[Path] = []
+    for name in ("course_lib", "course_grade"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            found += [Path(location) for location in spec.submodule_search_locations]
+    checkouts = {path.parent for path in found if (path.parent / "grading").is_dir()}
+    found += [checkout / part for checkout in sorted(checkouts) for part in ("grading", "tests", ".git")]
+    return [path.resolve() for path in found if path.exists()]
+
+
 def _outermost(paths: Sequence[Path]) -> list[Path]:
     """The paths, resolved, without any that lies inside another one of them."""
     resolved = sorted({path.resolve() for path in paths}, key=lambda p: len(p.parts))
@@ -119,6 +134,7 @@ def wrap(
     hidden: Sequence[Path] = (),
     cwd: Path | None = None,
     course_lib: bool = True,
+    concealed: Sequence[Path] | None = None,
 ) -> list[str]:
     """The command running `argv` in the sandbox: only `writable` writable, `readable` and Python read-only.
 
@@ -126,7 +142,9 @@ def wrap(
     folder inside a hidden one is still reachable. The command starts in `cwd` (default: the first writable
     folder, else /). The caller's environment variables pass through; HOME and TMPDIR are a private /tmp.
     Without `course_lib`, the installed (instructor's) library is not shown: the command is graded against
-    a learners' library passed in `readable`.
+    a learners' library passed in `readable`, and each of `concealed` (default: `instructor_paths()`) that
+    would still be in view, say a course installed in site-packages or checked out in /opt, is covered by
+    an empty read-only folder.
     """
     tools = _tools()
     if tools is None:
@@ -155,6 +173,13 @@ def wrap(
         elif _as_root():
             lines.append(f"chown -R {user}:{user} {target}")
         lines.append(f"exec {number}<&-")
+    if not course_lib:
+        shown_paths = {path for path, _ in shown}
+        for path in instructor_paths() if concealed is None else [Path(p).resolve() for p in concealed]:
+            if not any(path == inner or path in inner.parents for inner in shown_paths):
+                target = shlex.quote(str(path))
+                empty = "tmpfs -o ro,mode=0555,size=4k,nosuid,nodev tmpfs"
+                lines.append(f"if [ -d {target} ]; then mount -t {empty} {target}; fi")
     lines.append(f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(LOOPBACK_UP)}")
     lines.append(f"cd {shlex.quote(str(start))}")
     lines.append("export HOME=/tmp TMPDIR=/tmp")

@@ -43,6 +43,31 @@ def test_the_writable_folder_is_writable_and_python_is_not(tmp_path: Path) -> No
     assert done.stdout.strip() in ("PermissionError", "OSError") and (tmp_path / "work" / "mine.txt").exists()
 
 
+def test_a_concealed_folder_in_view_is_empty_and_the_rest_of_its_parent_readable(tmp_path: Path) -> None:
+    """As a course installed in site-packages, or checked out outside the hidden folders, would be."""
+    (tmp_path / "shown" / "course_lib").mkdir(parents=True)
+    (tmp_path / "shown" / "course_lib" / "envelope.py").write_text("THE KEY")
+    (tmp_path / "shown" / "library.py").write_text("infrastructure")
+    (tmp_path / "work").mkdir()
+    code = "import os; print(os.listdir('../shown/course_lib'), open('../shown/library.py').read())"
+    command = sandbox.wrap(
+        [sys.executable, "-c", code], writable=[tmp_path / "work"], readable=[tmp_path / "shown"],
+        course_lib=False, concealed=[tmp_path / "shown" / "course_lib"],
+    )  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["[]", "infrastructure"], done.stderr
+
+
+def test_the_instructors_packages_and_checkout_are_what_is_concealed() -> None:
+    import course_grade
+    import course_lib
+
+    found = sandbox.instructor_paths()
+    checkout = Path(course_grade.__file__).resolve().parent.parent
+    assert Path(course_lib.__file__).resolve().parent in found and checkout / "course_grade" in found
+    assert checkout / "grading" in found and checkout / "tests" in found and checkout not in found
+
+
 def test_every_process_dies_with_the_command(tmp_path: Path) -> None:
     marker = "600.0713"
     start = f"subprocess.Popen(['sleep', '{marker}'], start_new_session=True)"
