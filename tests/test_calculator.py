@@ -10,7 +10,7 @@ from course_grade.editions.bundle import LIBRARY
 from course_grade.editions.imports import closure, graph, modules
 from course_grade.editions.keys import KEYS
 from course_lib.arithmetic import safe_arithmetic
-from course_lib.calculator import MAX_EXPRESSION_CHARS, recorded_arithmetic
+from course_lib.calculator import recorded_arithmetic
 from course_lib.errors import ToolError
 from course_lib.fixtures import load_fixture
 
