@@ -12,15 +12,10 @@ import math
 import operator
 from collections.abc import Callable
 
+from course_lib.calculator import MAX_EXPRESSION_CHARS, MAX_MAGNITUDE  # the contract's limits: infrastructure
 from course_lib.errors import ToolError
 
 __all__ = ["MAX_EXPRESSION_CHARS", "MAX_MAGNITUDE", "ToolError", "safe_arithmetic"]
-
-MAX_EXPRESSION_CHARS = 100
-"""The longest expression accepted; this also bounds how deeply it can nest."""
-
-MAX_MAGNITUDE = 1e300
-"""The largest absolute value a literal or an intermediate result may have."""
 
 Number = int | float
 

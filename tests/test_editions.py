@@ -20,7 +20,7 @@ from nbformat.v4 import new_code_cell
 import course_lib
 from course_grade.editions.bundle import LIBRARY, EditionError, plan
 from course_grade.editions.imports import closure, graph, modules
-from course_grade.editions.keys import KEYS, unpublished, with_prerequisites
+from course_grade.editions.keys import BUILDS_ON, KEYS, unpublished, with_prerequisites
 from course_grade.hidden import hidden_lines
 from course_grade.kernels import IpcKernelManager
 from course_grade.notebooks import read
@@ -58,6 +58,12 @@ def test_a_key_reaches_only_the_keys_it_declares_it_builds_on(assignment: str) -
     every_key = {module for modules in KEYS.values() for module in modules}
     for module in KEYS[assignment]:
         assert closure(module, EDGES) & every_key <= allowed, module
+
+
+@pytest.mark.parametrize("assignment", sorted(KEYS))
+def test_an_assignment_declares_every_key_it_builds_on_through_another(assignment: str) -> None:
+    """The bundle names the keys an assignment declares: the declaration lists those it reaches through others."""
+    assert set(BUILDS_ON.get(assignment, ())) == set(with_prerequisites([assignment])) - {assignment}
 
 
 def _importing_the_key(folder: Path, assignment: str = "02_dispatcher") -> Path:
@@ -203,7 +209,7 @@ def test_the_edition_library_imports_without_the_key(edition: Path) -> None:
     assert "No module named 'course_lib.envelope'" in done.stderr
 
 
-READY = ("01_envelope", "02_dispatcher", "03_loop", "07_capstone")
+READY = ("01_envelope", "02_dispatcher", "03_loop", "06_security", "07_capstone")
 """The assignments whose learners' notebook needs no key but those its own edition publishes (every one, in time)."""
 
 

@@ -32,10 +32,8 @@ BUILDS_ON: Mapping[str, tuple[str, ...]] = {
     "04_wire": ("03_loop",),  # the chained loop reads its text as 03's does; the demos run 03's loops
     "05_failures": ("03_loop", "04_wire"),  # the demos run the dispatcher inside 03's loops; tools re-exports
     # 04's tool_specs
-    "06_security": (
-        "03_loop",
-        "05_failures",
-    ),  # the demos run 03's loops; approval runs calls with 05's dispatcher
+    "06_security": ("03_loop", "04_wire", "05_failures"),  # the demos run 03's loops; approval runs calls
+    # with 05's dispatcher, whose tools re-exports 04's tool_specs
     "07_capstone": ("01_envelope", "03_loop", "04_wire", "05_failures"),  # adapters parse envelopes and post
     # turns with the loop's helpers; the harness checks and runs tools
 }
