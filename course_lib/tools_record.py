@@ -162,7 +162,7 @@ def _run(run: Runner, call: tuple[object, object, tuple[object, ...], object]) -
         "key": _key(name, raw_arguments, offered, answer),
         "answer": reply,
         "asked": asked,
-        "notes": sorted(notes_of(box).items()),
+        "notes": [[number, text] for number, text in sorted(notes_of(box).items())],
         "server_log": list(box.server_log),
     }
 
