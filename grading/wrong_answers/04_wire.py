@@ -858,7 +858,7 @@ def chained_responses_loop(base, user_text, toolbox, names, *, max_steps=5, conf
                             text += part["text"]
             return text, trace
         for call in calls:
-            result = tools_lib.run_tool_call(toolbox, call["name"], call["arguments"], names, confirm)
+            result = toolbox.run(call["name"], call["arguments"], names, confirm)
             trace.append((step, call["name"], call["arguments"], result))
             output = {"type": "function_call_output", "call_id": call["call_id"], "output": result}
             pending.append(output)
