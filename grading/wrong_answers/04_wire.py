@@ -939,6 +939,20 @@ WRONG_ANSWERS += [
     ),
     WrongAnswer(
         CHAINED,
+        "calls the tool's function itself instead of toolbox.run: an unknown name or broken JSON raises",
+        splice(
+            _CHAINED_OK,
+            (
+                '            result = toolbox.run(call["name"], call["arguments"], names, confirm)\n',
+                '            value = toolbox[call["name"]].fn(**json.loads(call["arguments"]))\n'
+                '            result = json.dumps({"result": value})\n',
+            ),
+        ),
+        ("test_chained_loop_chains",),
+        "run every call with `toolbox.run(name, arguments, names, confirm)`",
+    ),
+    WrongAnswer(
+        CHAINED,
         "numbers the trace's steps from 0: each call is filed under the request before the one that asked for it",
         splice(
             _CHAINED_OK, ("    for step in range(1, max_steps + 1):\n", "    for step in range(max_steps):\n")
