@@ -73,6 +73,7 @@ def test_the_audited_parts_state_their_contracts() -> None:
     audited = [
         ("04_wire", "assemble_chat_stream"),
         ("04_wire", "assemble_responses_stream"),
+        ("04_wire", "chained_responses_loop"),
         ("07_capstone", "chat_adapter"),
         ("07_capstone", "policy"),
         ("07_capstone", "ask_approver"),
@@ -124,6 +125,7 @@ def test_every_wrong_answer_quotes_one_sentence_of_its_part(name: str, answer: W
 TEMPLATES = [
     ("04_wire", "_CHAT_STREAM_OK", "assemble_chat_stream"),
     ("04_wire", "_RESPONSES_STREAM_OK", "assemble_responses_stream"),
+    ("04_wire", "_CHAINED_OK", "chained_responses_loop"),
     ("07_capstone", "_ADAPTER_OK", "chat_adapter"),
     ("07_capstone", "_POLICY_OK", "policy"),
     ("07_capstone", "_APPROVER_OK", "ask_approver"),

@@ -858,7 +858,7 @@ def chained_responses_loop(base, user_text, toolbox, names, *, max_steps=5, conf
                             text += part["text"]
             return text, trace
         for call in calls:
-            result = tools_lib.run_tool_call(toolbox, call["name"], call["arguments"], names, confirm)
+            result = toolbox.run(call["name"], call["arguments"], names, confirm)
             trace.append((step, call["name"], call["arguments"], result))
             output = {"type": "function_call_output", "call_id": call["call_id"], "output": result}
             pending.append(output)
@@ -936,6 +936,20 @@ WRONG_ANSWERS += [
         splice(_CHAINED_OK, ("    pending = list(history)\n", "    pending = user_text\n")),
         ALL_CHAINED_TESTS,
         'send `"input": [{"role": "user", "content": user_text}]` and no `previous_response_id` in the first request',
+    ),
+    WrongAnswer(
+        CHAINED,
+        "calls the tool's function itself instead of toolbox.run: an unknown name or broken JSON raises",
+        splice(
+            _CHAINED_OK,
+            (
+                '            result = toolbox.run(call["name"], call["arguments"], names, confirm)\n',
+                '            value = toolbox[call["name"]].fn(**json.loads(call["arguments"]))\n'
+                '            result = json.dumps({"result": value})\n',
+            ),
+        ),
+        ("test_chained_loop_chains",),
+        "run every call with `toolbox.run(name, arguments, names, confirm)`",
     ),
     WrongAnswer(
         CHAINED,
