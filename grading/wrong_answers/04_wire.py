@@ -366,6 +366,27 @@ WRONG_ANSWERS = [
         ("test_is_strict_compatible_required",),
         STRICT_UNCHANGED,
     ),
+    WrongAnswer(
+        STRICT,
+        "refuses every schema with a ValueError",
+        'def is_strict_compatible(schema):\n    raise ValueError("not strict")\n',
+        ALL_STRICT_TESTS,
+        STRICT_LIST,
+    ),
+    WrongAnswer(
+        STRICT,
+        "returns the schema it was given unchanged",
+        "def is_strict_compatible(schema):\n    return schema\n",
+        ALL_STRICT_TESTS,
+        STRICT_LIST,
+    ),
+    WrongAnswer(
+        STRICT,
+        "finds no problem in any schema",
+        "def is_strict_compatible(schema):\n    return []\n",
+        ALL_STRICT_TESTS,
+        STRICT_LIST,
+    ),
     # ---- Part C: second_request_messages -----------------------------------------------------------------
     WrongAnswer(
         SECOND,
@@ -495,6 +516,20 @@ WRONG_ANSWERS = [
         ),
         ("test_second_request_single", "test_second_request_assistant_turn"),
         SECOND_UNCHANGED,
+    ),
+    WrongAnswer(
+        SECOND,
+        "refuses every first reply with a ValueError",
+        'def second_request_messages(user_text, first_reply, results):\n    raise ValueError("refused")\n',
+        ALL_SECOND_TESTS,
+        SECOND_USER,
+    ),
+    WrongAnswer(
+        SECOND,
+        "returns the first reply it was given unchanged",
+        "def second_request_messages(user_text, first_reply, results):\n    return first_reply\n",
+        ALL_SECOND_TESTS,
+        SECOND_USER,
     ),
 ]
 
