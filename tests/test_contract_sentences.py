@@ -71,6 +71,9 @@ QUOTING = [
 def test_the_audited_parts_state_their_contracts() -> None:
     """The parser finds the lists it is meant to check: every audited part below states one."""
     audited = [
+        ("04_wire", "tool_specs"),
+        ("04_wire", "is_strict_compatible"),
+        ("04_wire", "second_request_messages"),
         ("04_wire", "assemble_chat_stream"),
         ("04_wire", "assemble_responses_stream"),
         ("04_wire", "chained_responses_loop"),
@@ -123,6 +126,9 @@ def test_every_wrong_answer_quotes_one_sentence_of_its_part(name: str, answer: W
 
 
 TEMPLATES = [
+    ("04_wire", "_SPECS_OK", "tool_specs"),
+    ("04_wire", "_STRICT_OK", "is_strict_compatible"),
+    ("04_wire", "_SECOND_OK", "second_request_messages"),
     ("04_wire", "_CHAT_STREAM_OK", "assemble_chat_stream"),
     ("04_wire", "_RESPONSES_STREAM_OK", "assemble_responses_stream"),
     ("04_wire", "_CHAINED_OK", "chained_responses_loop"),

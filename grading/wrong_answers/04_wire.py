@@ -19,6 +19,16 @@ ALL_SPECS_TESTS = (
     "test_tool_specs_unknown_api",
     "test_tool_specs_unknown_name",
 )
+ALL_STRICT_TESTS = (
+    "test_is_strict_compatible_accepts",
+    "test_is_strict_compatible_additional",
+    "test_is_strict_compatible_required",
+)
+ALL_SECOND_TESTS = (
+    "test_second_request_single",
+    "test_second_request_parallel",
+    "test_second_request_assistant_turn",
+)
 
 _SPECS_OK = '''
 def tool_specs(toolbox, names, api):
@@ -84,6 +94,41 @@ _API_CHECK = (
     '    if api != "chat" and api != "responses":\n        raise ValueError("unknown api: " + repr(api))\n'
 )
 _NAME_CHECK = '        if name not in toolbox:\n            raise ValueError("unknown tool: " + repr(name))\n'
+_REQUIRED_LOOP = (
+    '            for name in node.get("properties", {}):\n'
+    '                if name not in node.get("required", []):\n'
+    '                    found.append(path + ": " + repr(name) + " is not required")\n'
+)
+
+# Part A's sentences, each quoted by the wrong answers that break it.
+SPECS_ORDER = "one entry per name, in the order of `names`"
+SPECS_ONCE = "read `names` only once"
+SPECS_CHAT = 'for `api == "chat"`, make each entry'
+SPECS_RESPONSES = 'for `api == "responses"`, make each entry'
+SPECS_STRICT = 'set `"strict"` to the boolean `True` in every entry'
+SPECS_KEY_ORDER = "write the keys in exactly the order written above"
+SPECS_COPY = "make `parameters` a **deep** copy of the tool's schema"
+SPECS_API = "raise `ValueError` for any other `api`"
+SPECS_NAME = "raise `ValueError`, not `KeyError`, for a name the toolbox does not hold"
+SPECS_OWN = "importing or wrapping anything from `course_lib.specs` scores nothing"
+# Part B's.
+STRICT_LIST = "`[]` when the schema follows both rules"
+STRICT_WALK = "every schema under `properties` and every `items` schema"
+STRICT_OBJECT = "treat a schema as an **object schema** when"
+STRICT_ADDITIONAL = "whose `additionalProperties` is not exactly `False`"
+STRICT_REQUIRED = "for each key of an object schema's `properties` that its `required` does not list"
+STRICT_PREFIX = "start each problem with the **path** of the object schema"
+STRICT_PATHS = "write the root's path as `$`"
+STRICT_UNCHANGED = "leave `schema` unchanged"
+STRICT_OWN = SPECS_OWN
+# Part C's.
+SECOND_USER = 'first message is `{"role": "user", "content": user_text}`'
+SECOND_ASSISTANT = "put second the assistant message"
+SECOND_TOOL = "message for each call of `tool_calls`, quoting that call's `id`"
+SECOND_RESULT = "the result string `results[<id>]` as it is, not decoded"
+SECOND_ORDER = "order the tool messages as the calls are ordered in `tool_calls`"
+SECOND_UNCHANGED = "leave `first_reply` and `results` unchanged"
+SECOND_OWN = SPECS_OWN
 
 
 WRONG_ANSWERS = [
@@ -91,39 +136,65 @@ WRONG_ANSWERS = [
     WrongAnswer(
         SPECS,
         "imports the library's tool_specs instead of writing one",
-        "from course_lib.tools import tool_specs\n",
+        "from course_lib.specs import tool_specs\n",
         ALL_SPECS_TESTS,
+        SPECS_OWN,
     ),
     WrongAnswer(
         SPECS,
         "wraps the library's tool_specs in a function of its own",
-        "import course_lib.tools as lib\n\n\n"
+        "import course_lib.specs as lib\n\n\n"
         "def tool_specs(toolbox, names, api):\n    return lib.tool_specs(toolbox, names, api)\n",
         ALL_SPECS_TESTS,
+        SPECS_OWN,
+    ),
+    WrongAnswer(
+        SPECS,
+        "lists the tools in sorted order instead of the order of names",
+        splice(_SPECS_OK, ("    for name in names:\n", "    for name in sorted(names):\n")),
+        ("test_tool_specs_chat",),
+        SPECS_ORDER,
+    ),
+    WrongAnswer(
+        SPECS,
+        "checks every name first, then builds: a generator of names is used up by the check and gives []",
+        splice(
+            _SPECS_OK,
+            (
+                "    for name in names:\n" + _NAME_CHECK,
+                "    for name in names:\n" + _NAME_CHECK + "    for name in names:\n",
+            ),
+        ),
+        ("test_tool_specs_chat", "test_tool_specs_responses"),
+        SPECS_ONCE,
     ),
     WrongAnswer(
         SPECS,
         "nests Responses entries under 'function' like chat ones",
         splice(_SPECS_OK, (_RESPONSES_APPEND, 'out.append({"type": "function", "function": function})')),
         ("test_tool_specs_responses",),
+        SPECS_RESPONSES,
     ),
     WrongAnswer(
         SPECS,
         "writes chat entries flat like Responses ones",
         splice(_SPECS_OK, (_CHAT_APPEND, 'out.append({"type": "function", **function})')),
         ("test_tool_specs_chat",),
+        SPECS_CHAT,
     ),
     WrongAnswer(
         SPECS,
         "leaves strict out, so the schema is only followed on a best-effort basis",
         splice(_SPECS_OK, ('            "strict": True,\n', "")),
         ("test_tool_specs_strict",),
+        SPECS_STRICT,
     ),
     WrongAnswer(
         SPECS,
         'writes strict as the string "true" instead of the boolean',
         splice(_SPECS_OK, ('"strict": True,', '"strict": "true",')),
         ("test_tool_specs_strict",),
+        SPECS_STRICT,
     ),
     WrongAnswer(
         SPECS,
@@ -132,6 +203,7 @@ WRONG_ANSWERS = [
             _SPECS_OK, ('"parameters": copy.deepcopy(tool.parameters),', '"parameters": tool.parameters,')
         ),
         ("test_tool_specs_copies",),
+        SPECS_COPY,
     ),
     WrongAnswer(
         SPECS,
@@ -141,6 +213,7 @@ WRONG_ANSWERS = [
             ('"parameters": copy.deepcopy(tool.parameters),', '"parameters": dict(tool.parameters),'),
         ),
         ("test_tool_specs_copies",),
+        SPECS_COPY,
     ),
     WrongAnswer(
         SPECS,
@@ -151,6 +224,7 @@ WRONG_ANSWERS = [
             ('if api == "chat":', 'if api != "responses":'),
         ),
         ("test_tool_specs_unknown_api",),
+        SPECS_API,
     ),
     WrongAnswer(
         SPECS,
@@ -165,12 +239,14 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_tool_specs_unknown_api",),
+        SPECS_API,
     ),
     WrongAnswer(
         SPECS,
         "lets the toolbox's KeyError escape for an unknown name",
         splice(_SPECS_OK, (_NAME_CHECK, "")),
         ("test_tool_specs_unknown_name",),
+        SPECS_NAME,
     ),
     WrongAnswer(
         SPECS,
@@ -181,8 +257,23 @@ WRONG_ANSWERS = [
             (_RESPONSES_APPEND, 'out.append({**function, "type": "function"})'),
         ),
         ("test_tool_specs_key_order",),
+        SPECS_KEY_ORDER,
     ),
     # ---- Part B: is_strict_compatible ------------------------------------------------------------------
+    WrongAnswer(
+        STRICT,
+        "imports an is_strict_compatible from the library instead of writing one",
+        "from course_lib.specs import is_strict_compatible\n",
+        ALL_STRICT_TESTS,
+        STRICT_OWN,
+    ),
+    WrongAnswer(
+        STRICT,
+        "returns None instead of [] for a schema that follows both rules",
+        splice(_STRICT_OK, ("    return found\n", "    return found or None\n")),
+        ("test_is_strict_compatible_accepts",),
+        STRICT_LIST,
+    ),
     WrongAnswer(
         STRICT,
         "checks only the root schema, never the nested objects",
@@ -192,12 +283,14 @@ WRONG_ANSWERS = [
             ('            visit(node["items"], path + "[]")\n', "            pass\n"),
         ),
         ("test_is_strict_compatible_additional", "test_is_strict_compatible_required"),
+        STRICT_WALK,
     ),
     WrongAnswer(
         STRICT,
         "follows properties but not array items",
         splice(_STRICT_OK, ('            visit(node["items"], path + "[]")\n', "            pass\n")),
         ("test_is_strict_compatible_additional", "test_is_strict_compatible_required"),
+        STRICT_WALK,
     ),
     WrongAnswer(
         STRICT,
@@ -210,6 +303,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_is_strict_compatible_additional",),
+        STRICT_ADDITIONAL,
     ),
     WrongAnswer(
         STRICT,
@@ -222,6 +316,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_is_strict_compatible_additional",),
+        STRICT_OBJECT,
     ),
     WrongAnswer(
         STRICT,
@@ -229,21 +324,96 @@ WRONG_ANSWERS = [
         splice(
             _STRICT_OK,
             (
-                '            for name in node.get("properties", {}):\n'
-                '                if name not in node.get("required", []):\n'
-                '                    found.append(path + ": " + repr(name) + " is not required")\n',
+                _REQUIRED_LOOP,
                 '            if set(node.get("properties", {})) - set(node.get("required", [])):\n'
                 '                found.append(path + ": some properties are not required")\n',
             ),
         ),
         ("test_is_strict_compatible_required",),
+        STRICT_REQUIRED,
+    ),
+    WrongAnswer(
+        STRICT,
+        'separates the path from the explanation with " - " instead of ": "',
+        splice(
+            _STRICT_OK,
+            ('found.append(path + ": additionalProperties', 'found.append(path + " - additionalProperties'),
+            ('found.append(path + ": " + repr(name)', 'found.append(path + " - " + repr(name)'),
+        ),
+        ("test_is_strict_compatible_additional", "test_is_strict_compatible_required"),
+        STRICT_PREFIX,
+    ),
+    WrongAnswer(
+        STRICT,
+        "writes an items schema's path as p.items instead of p[]",
+        splice(_STRICT_OK, ('visit(node["items"], path + "[]")', 'visit(node["items"], path + ".items")')),
+        ("test_is_strict_compatible_additional", "test_is_strict_compatible_required"),
+        STRICT_PATHS,
+    ),
+    WrongAnswer(
+        STRICT,
+        "fills in a missing required with setdefault, which writes it into the caller's schema",
+        splice(
+            _STRICT_OK,
+            (
+                _REQUIRED_LOOP,
+                '            required = node.setdefault("required", [])\n'
+                '            for name in node.get("properties", {}):\n'
+                "                if name not in required:\n"
+                '                    found.append(path + ": " + repr(name) + " is not required")\n',
+            ),
+        ),
+        ("test_is_strict_compatible_required",),
+        STRICT_UNCHANGED,
+    ),
+    WrongAnswer(
+        STRICT,
+        "refuses every schema with a ValueError",
+        'def is_strict_compatible(schema):\n    raise ValueError("not strict")\n',
+        ALL_STRICT_TESTS,
+        STRICT_LIST,
+    ),
+    WrongAnswer(
+        STRICT,
+        "returns the schema it was given unchanged",
+        "def is_strict_compatible(schema):\n    return schema\n",
+        ALL_STRICT_TESTS,
+        STRICT_LIST,
+    ),
+    WrongAnswer(
+        STRICT,
+        "finds no problem in any schema",
+        "def is_strict_compatible(schema):\n    return []\n",
+        ALL_STRICT_TESTS,
+        STRICT_LIST,
     ),
     # ---- Part C: second_request_messages -----------------------------------------------------------------
     WrongAnswer(
         SECOND,
+        "imports a second_request_messages from the library instead of writing one",
+        "from course_lib.specs import second_request_messages\n",
+        ALL_SECOND_TESTS,
+        SECOND_OWN,
+    ),
+    WrongAnswer(
+        SECOND,
+        "sends the user's question in the content-parts form instead of the plain string",
+        splice(
+            _SECOND_OK,
+            (
+                '[{"role": "user", "content": user_text}]',
+                '[{"role": "user", "content": [{"type": "text", "text": user_text}]}]',
+            ),
+        ),
+        ("test_second_request_single", "test_second_request_parallel"),
+        SECOND_USER,
+    ),
+    WrongAnswer(
+        SECOND,
         "the find-the-bug mistake: the assistant turn is missing",
         splice(_SECOND_OK, ("    messages.append(assistant)\n", "")),
-        ("test_second_request_single", "test_second_request_parallel", "test_second_request_assistant_turn"),
+        ALL_SECOND_TESTS,
+        SECOND_ASSISTANT,
     ),
     WrongAnswer(
         SECOND,
@@ -252,6 +422,7 @@ WRONG_ANSWERS = [
             _SECOND_OK, ('for call in assistant["tool_calls"]:', 'for call in assistant["tool_calls"][:1]:')
         ),
         ("test_second_request_parallel",),
+        SECOND_TOOL,
     ),
     WrongAnswer(
         SECOND,
@@ -261,6 +432,7 @@ WRONG_ANSWERS = [
             (_TOOL_MESSAGE, '{"role": "tool", "call_id": call["id"], "content": results[call["id"]]}'),
         ),
         ("test_second_request_single", "test_second_request_parallel"),
+        SECOND_TOOL,
     ),
     WrongAnswer(
         SECOND,
@@ -274,6 +446,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_second_request_parallel",),
+        SECOND_ORDER,
     ),
     WrongAnswer(
         SECOND,
@@ -282,6 +455,7 @@ WRONG_ANSWERS = [
             _SECOND_OK, ('"content": results[call["id"]]}', '"content": json.loads(results[call["id"]])}')
         ),
         ("test_second_request_single", "test_second_request_parallel"),
+        SECOND_RESULT,
     ),
     WrongAnswer(
         SECOND,
@@ -294,6 +468,7 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_second_request_single", "test_second_request_parallel"),
+        SECOND_TOOL,
     ),
     WrongAnswer(
         SECOND,
@@ -306,6 +481,27 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_second_request_single", "test_second_request_assistant_turn"),
+        SECOND_ASSISTANT,
+    ),
+    WrongAnswer(
+        SECOND,
+        "sends the assistant's null content as an empty string (a copy: first_reply is left alone)",
+        splice(
+            _SECOND_OK,
+            (
+                "    messages.append(assistant)\n",
+                '    messages.append({**assistant, "content": assistant["content"] or ""})\n',
+            ),
+        ),
+        ("test_second_request_single", "test_second_request_assistant_turn"),
+        SECOND_ASSISTANT,
+    ),
+    WrongAnswer(
+        SECOND,
+        "takes each result out of results with pop, emptying the caller's dict",
+        splice(_SECOND_OK, ('"content": results[call["id"]]}', '"content": results.pop(call["id"])}')),
+        ("test_second_request_assistant_turn",),
+        SECOND_UNCHANGED,
     ),
     WrongAnswer(
         SECOND,
@@ -319,6 +515,21 @@ WRONG_ANSWERS = [
             ),
         ),
         ("test_second_request_single", "test_second_request_assistant_turn"),
+        SECOND_UNCHANGED,
+    ),
+    WrongAnswer(
+        SECOND,
+        "refuses every first reply with a ValueError",
+        'def second_request_messages(user_text, first_reply, results):\n    raise ValueError("refused")\n',
+        ALL_SECOND_TESTS,
+        SECOND_USER,
+    ),
+    WrongAnswer(
+        SECOND,
+        "returns the first reply it was given unchanged",
+        "def second_request_messages(user_text, first_reply, results):\n    return first_reply\n",
+        ALL_SECOND_TESTS,
+        SECOND_USER,
     ),
 ]
 
@@ -785,12 +996,14 @@ WRONG_ANSWERS += [
         "refuses every request for specs: each test of Part A also has names it must serve",
         'def tool_specs(toolbox, names, api):\n    raise ValueError("refused")\n',
         ALL_SPECS_TESTS,
+        SPECS_ORDER,
     ),
     WrongAnswer(
         SPECS,
         "returns the names it was given unchanged",
         "def tool_specs(toolbox, names, api):\n    return names\n",
         ALL_SPECS_TESTS,
+        SPECS_ORDER,
     ),
     WrongAnswer(
         CHAT_STREAM,
