@@ -26,6 +26,7 @@ from course_grade.kernels import IpcKernelManager
 from course_grade.notebooks import read
 from course_grade.problems import visible
 from course_grade.trusted.attacks import reference_module
+from grading.build_notebooks import assignments
 from grading.wrong_answers import published
 from tests.grading_helpers import COMMAND, fresh_course
 
@@ -209,12 +210,8 @@ def test_the_edition_library_imports_without_the_key(edition: Path) -> None:
     assert "No module named 'course_lib.envelope'" in done.stderr
 
 
-READY = ("01_envelope", "02_dispatcher", "03_loop", "04_wire", "05_failures", "06_security", "07_capstone")
-"""The assignments whose learners' notebook needs no key but those its own edition publishes (every one, in time)."""
-
-
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("assignment", READY)
+@pytest.mark.parametrize("assignment", assignments())
 def test_run_all_of_a_learners_notebook_reaches_the_end_on_its_own_edition(
     assignment: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
