@@ -5,6 +5,8 @@ A request offers some of a `Toolbox`'s tools; the model answers with a name and 
 confirmed by a human? then run) and always returns one JSON string, `{"result": ...}` or `{"error": ...}`,
 that goes back to the model as data. `Toolbox`, `Tool`, `Confirm` and `TOOL_NAME` live in
 `course_lib.toolbox` (infrastructure) and are re-exported here, with 04's `tool_specs` (05 builds on 04).
+`python -m course_lib.tools --record` writes notebook 05's published record of these functions' answers
+(`course_lib.tools_record`).
 """
 
 from __future__ import annotations
@@ -283,3 +285,25 @@ def _describe(exc: BaseException) -> str:
 def _clip(text: str, limit: int = 100) -> str:
     """Shorten text that is echoed back, so a huge input does not come back huge."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _main(argv: list[str] | None = None) -> int:
+    """`python -m course_lib.tools --record`: write notebook 05's published record of the reference's answers."""
+    import argparse
+
+    from course_lib.loops import LOOPS  # 03's key, which 05 builds on: the played scenarios run its loops
+    from course_lib.tools_record import FIXTURE, record, write
+
+    parser = argparse.ArgumentParser(prog="python -m course_lib.tools", description=_main.__doc__)
+    parser.add_argument("--record", action="store_true", help=f"write the fixture {FIXTURE}.json")
+    args = parser.parse_args(argv)
+    if not args.record:
+        parser.print_help()
+        return 2
+    path = write(record(check_args, run_tool_call, LOOPS))
+    print(f"wrote {path.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())

@@ -209,7 +209,7 @@ def test_the_edition_library_imports_without_the_key(edition: Path) -> None:
     assert "No module named 'course_lib.envelope'" in done.stderr
 
 
-READY = ("01_envelope", "02_dispatcher", "03_loop", "06_security", "07_capstone")
+READY = ("01_envelope", "02_dispatcher", "03_loop", "05_failures", "06_security", "07_capstone")
 """The assignments whose learners' notebook needs no key but those its own edition publishes (every one, in time)."""
 
 

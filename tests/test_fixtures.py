@@ -13,6 +13,7 @@ EXPECTED = [
     "envelope_rejected",
     "stock_accepted",
     "stock_rejected",
+    "tools_reference",
 ]
 
 

@@ -25,7 +25,7 @@ ALL_RUN_TESTS = (
 )
 
 # The sentences of the contracts (bullets of the "Your function must" lists) the wrong answers break.
-B_CHECK_OWN = "importing, wrapping or calling the reference (`course_lib.tools`, or `library_check_args`)"
+B_CHECK_OWN = "importing, wrapping or calling the reference (`course_lib.tools`) or its published answers"
 B_RETURN = "return a list of problem strings, `[]` when the value fits"
 B_PATH = "`{path}[{index}]` for an item of a list"
 B_TYPES = "accept a value that matches any one of them"
@@ -304,14 +304,15 @@ WRONG_ANSWERS = [
     ),
     WrongAnswer(
         CHECK,
-        "calls library_check_args, the reference checker Part B may use but Part A may not",
-        'def check_args(value, schema, path="$"):\n    return library_check_args(value, schema, path)\n',
+        "returns the reference's published answers, which hold only the calls the notebook shows",
+        'def check_args(value, schema, path="$"):\n    return reference_problems(value, schema)\n',
         ALL_CHECK_TESTS,
         breaks=B_CHECK_OWN,
     ),
     WrongAnswer(
         CHECK,
         "hides the reference behind a helper function of its own",
+        "import course_lib.tools as tools_lib\n\n\n"
         "def _inner(value, schema, path):\n    return tools_lib.check_args(value, schema, path)\n\n\n"
         'def check_args(value, schema, path="$"):\n    return _inner(value, schema, path)\n',
         ALL_CHECK_TESTS,
@@ -329,7 +330,7 @@ WRONG_ANSWERS = [
         TIGHTEN,
         "edits the spec tool_specs returns: a copy, so the checked schema never changes",
         "def tighten_average(toolbox):\n"
-        '    spec = tools_lib.tool_specs(toolbox, ["average"], "chat")[0]\n'
+        '    spec = tool_specs(toolbox, ["average"], "chat")[0]\n'
         '    spec["function"]["parameters"]["properties"]["numbers"]["minItems"] = 1\n',
         ("test_tighten_average",),
         breaks=B_TIGHTEN_IN_PLACE,
@@ -514,6 +515,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RUN,
         "wraps the library's run_tool_call in a function of its own",
+        "import course_lib.tools as tools_lib\n\n\n"
         "def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):\n"
         "    return tools_lib.run_tool_call(toolbox, name, raw_arguments, offered, confirm)\n",
         ALL_RUN_TESTS,
@@ -522,6 +524,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RUN,
         "hides the library's run_tool_call behind a helper",
+        "import course_lib.tools as tools_lib\n\n\n"
         "def _dispatch(*args, **kwargs):\n    return tools_lib.run_tool_call(*args, **kwargs)\n\n\n"
         "def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):\n"
         "    return _dispatch(toolbox, name, raw_arguments, offered, confirm=confirm)\n",
