@@ -107,11 +107,12 @@ def test_bundling_an_assignment_publishes_and_names_the_keys_it_builds_on() -> N
 # The edition of 01, bundled by the command line, then moved elsewhere (nothing may point back).
 
 
-@pytest.fixture(scope="module")
-def edition(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="module", params=[[ASSIGNMENT], []], ids=["01", "the-whole-course"])
+def edition(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The edition of 01, and of every assignment (which publishes the keys that 06 and 07 build on)."""
     folder = tmp_path_factory.mktemp("edition")
     done = subprocess.run(
-        [COMMAND, "bundle", str(folder / "out"), ASSIGNMENT], capture_output=True, text=True, check=False
+        [COMMAND, "bundle", str(folder / "out"), *request.param], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
     shutil.copytree(folder / "out", folder / "elsewhere")
@@ -138,15 +139,30 @@ def _lines(text: str, shortest: int = 30) -> set[str]:
     return {line.strip() for line in text.split("\n") if len(line.strip()) >= shortest}
 
 
+def _published(edition: Path) -> list[str]:
+    """The assignments whose keys an edition says it publishes."""
+    return list(json.loads((edition / "edition.json").read_text(encoding="utf-8"))["published_keys"])
+
+
 def test_the_edition_says_what_it_holds(edition: Path) -> None:
     record = json.loads((edition / "edition.json").read_text(encoding="utf-8"))
-    assert record == {"assignments": [ASSIGNMENT], "published_keys": []}
-    assert "published: none" in (edition / "README.md").read_text(encoding="utf-8")
+    readme = (edition / "README.md").read_text(encoding="utf-8")
+    if record["assignments"] == [ASSIGNMENT]:
+        assert record == {"assignments": [ASSIGNMENT], "published_keys": []} and "published: none" in readme
+    else:
+        assert record["assignments"] == assignments()
+        built_on = {name for names in BUILDS_ON.values() for name in names}  # what some assignment builds on
+        assert (
+            record["published_keys"]
+            == sorted(built_on)
+            == ["01_envelope", "03_loop", "04_wire", "05_failures"]
+        )
+        assert all(name in readme for name in record["published_keys"])
 
 
 def test_no_key_of_an_open_assignment_is_in_the_edition(edition: Path) -> None:
     kept = "\n".join(_texts(edition / "course_lib").values())
-    for module in unpublished([]):
+    for module in unpublished(_published(edition)):
         path = modules(LIBRARY)[module]
         assert not (edition / path.relative_to(ROOT)).exists(), module
         telling = {line for line in _lines(path.read_text(encoding="utf-8"), 40) - _lines(kept, 40)
@@ -157,9 +173,8 @@ def test_no_key_of_an_open_assignment_is_in_the_edition(edition: Path) -> None:
 
 
 def test_the_edition_library_is_the_instructors_infrastructure_unchanged(edition: Path) -> None:
-    every_key = {module for modules in KEYS.values() for module in modules}
     held = modules(edition / "course_lib")
-    assert held and not set(held) & every_key
+    assert held and not set(held) & unpublished(_published(edition))
     assert all(path.read_bytes() == modules(LIBRARY)[name].read_bytes() for name, path in held.items())
 
 
