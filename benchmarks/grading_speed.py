@@ -12,13 +12,16 @@ Target: at least 1.9x on 2 cores (2x is the limit); both sides without the trust
 nbgrader does not have. Then grading as before (`--sandbox off --no-trusted-checks`) and with both integrity
 layers (`--sandbox on --trusted-checks`) run side by side on two more copies, assignment by assignment in
 alternating order; their grades must be identical (every submission is honest) and the cost stay within 1.2x.
-Ratios, not timed assertions: machines here are shared. `--no-plain` skips plain nbgrader.
+Ratios, not timed assertions: machines here are shared. Each run also prints the CPU seconds it used (its
+children's, kernels and workers included), which other users of the machine do not change: compare those
+when the machine is busy. `--no-plain` skips plain nbgrader.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -86,6 +89,13 @@ def build_class(course: Course, assignments: list[str], students: int, folder: P
     return counts
 
 
+def children_cpu() -> float:
+    """CPU seconds used so far by this process's finished children and theirs (kernels, workers): unlike
+    wall-clock time, a count that other users of the machine do not change."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def course_grade(submissions: Path, course: Path, assignments: list[str], jobs: int, *options: str) -> float:
     """Run `course-grade autograde` on a class; return the seconds it took."""
     start = time.perf_counter()
@@ -112,13 +122,19 @@ def compare_integrity(root: Path, assignments: list[str], jobs: int) -> bool:
     for course in courses.values():
         for assignment in assignments:
             nbgrader(course, "generate_assignment", assignment, "--force")
-    seconds = dict.fromkeys(MODES, 0.0)
+    seconds, cpu = dict.fromkeys(MODES, 0.0), dict.fromkeys(MODES, 0.0)
     for turn, assignment in enumerate(assignments):
         order = list(MODES) if turn % 2 == 0 else list(reversed(MODES))
         for mode in order:
+            before = children_cpu()
             seconds[mode] += course_grade(root / "class", courses[mode], [assignment], jobs, *MODES[mode])
+            cpu[mode] += children_cpu() - before
     for mode, options in MODES.items():
-        print(f"course-grade autograde --jobs {jobs} {' '.join(options)}: {seconds[mode]:7.1f} s", flush=True)
+        print(
+            f"course-grade autograde --jobs {jobs} {' '.join(options)}: {seconds[mode]:7.1f} s, "
+            f"{cpu[mode]:7.1f} s of CPU",
+            flush=True,
+        )
     today, integrity = (graded_cells(courses[mode], set()) for mode in MODES)
     same = today == integrity and len(today) > 0
     ratio = seconds["integrity"] / seconds["today"]
@@ -131,7 +147,7 @@ def compare_integrity(root: Path, assignments: list[str], jobs: int) -> bool:
         print(f"  {key}: before {today.get(key)}, with both {integrity.get(key)}")
     print(
         f"cost of the sandbox and trusted checks: {seconds['integrity']:.1f} s / {seconds['today']:.1f} s = "
-        f"{ratio:.2f}x ({verdict} {SANDBOX_TARGET}x)"
+        f"{ratio:.2f}x ({verdict} {SANDBOX_TARGET}x); in CPU seconds {cpu['integrity'] / cpu['today']:.2f}x"
     )
     return same
 
@@ -167,18 +183,24 @@ def main() -> int:
         if args.no_plain:
             return 0 if compare_integrity(root, assignments, args.jobs) else 1
         shutil.copytree(root / "class", sequential / "submitted")
-        start = time.perf_counter()
+        start, before = time.perf_counter(), children_cpu()
         failed: set[tuple[str, str]] = set()
         for assignment in assignments:
             failed |= nbgrader(sequential, "autograde", assignment, "--force")
-        plain = time.perf_counter() - start
-        print(f"plain nbgrader autograde, sequential:   {plain:7.1f} s", flush=True)
+        plain, plain_cpu = time.perf_counter() - start, children_cpu() - before
+        print(
+            f"plain nbgrader autograde, sequential:   {plain:7.1f} s, {plain_cpu:7.1f} s of CPU", flush=True
+        )
         if failed:  # nbgrader goes on with the others, and leaves these with no grades
             print(f"  plain nbgrader could not grade {sorted(failed)}: their grades are not compared")
 
+        before = children_cpu()
         ours = course_grade(root / "class", parallel, assignments, args.jobs, *MODES["today"])
+        ours_cpu = children_cpu() - before
         print(
-            f"course-grade autograde --jobs {args.jobs} {' '.join(MODES['today'])}: {ours:7.1f} s", flush=True
+            f"course-grade autograde --jobs {args.jobs} {' '.join(MODES['today'])}: {ours:7.1f} s, "
+            f"{ours_cpu:7.1f} s of CPU",
+            flush=True,
         )
 
         plain_scores = graded_cells(sequential, failed)
@@ -193,6 +215,10 @@ def main() -> int:
         for key in differing[:20]:
             print(f"  {key}: plain nbgrader {plain_scores.get(key)}, course-grade {our_scores.get(key)}")
         print(f"speed-up: {plain:.1f} s / {ours:.1f} s = {ratio:.2f}x ({verdict} the {TARGET_RATIO}x target)")
+        print(
+            f"CPU seconds per notebook: plain nbgrader {plain_cpu / notebooks:.2f}, course-grade "
+            f"{ours_cpu / notebooks:.2f} = {ours_cpu / plain_cpu:.2f}x (a count other users do not change)"
+        )
         sandboxed_same = compare_integrity(root, assignments, args.jobs)
         return 0 if same and sandboxed_same else 1
 
