@@ -12,8 +12,8 @@ Target: at least 1.9x on 2 cores (2x is the limit); both sides without the trust
 nbgrader does not have. Then grading as before (`--sandbox off --no-trusted-checks`) and with both integrity
 layers (`--sandbox on --trusted-checks`) run side by side on two more copies, assignment by assignment in
 alternating order; their grades must be identical (every submission is honest) and the cost stay within 1.2x.
-Ratios, not timed assertions: machines here are shared. Each run also prints the CPU seconds it used (its
-children's, kernels and workers included), which other users of the machine do not change: compare those
+Ratios, not timed assertions: machines here are shared. Each run also prints the CPU seconds it used (every process
+it started, kernels and workers included), which other users of the machine do not change: compare those
 when the machine is busy. `--no-plain` skips plain nbgrader.
 """
 
@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import argparse
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from contextlib import suppress
 from pathlib import Path
+
+import psutil  # type: ignore[import-untyped]
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -48,7 +50,7 @@ VARIANTS = ("correct", "wrong", "learner", "broken")
 def nbgrader(course: Path, *args: str) -> set[tuple[str, str]]:
     """Run plain nbgrader on a course directory; return the (assignment, student) it could not process."""
     command = nbgrader_command(course, *args)
-    done = subprocess.run(command, cwd=course, env=nbgrader_environment(), capture_output=True, text=True)
+    done = run_counted(command, course)
     failed = set(re.findall(r"error processing assignment '([^']+)' for student '([^']+)'", done.stderr))
     if done.returncode != 0 and not failed:
         raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{done.stderr[-3000:]}")
@@ -89,11 +91,33 @@ def build_class(course: Course, assignments: list[str], students: int, folder: P
     return counts
 
 
-def children_cpu() -> float:
-    """CPU seconds used so far by this process's finished children and theirs (kernels, workers): unlike
-    wall-clock time, a count that other users of the machine do not change."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
+SAMPLE_SECONDS = 0.1
+USED = [0.0]
+"""CPU seconds used so far by every command `run_counted` ran, with every process they started."""
+
+
+def run_counted(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a command to its end, adding the CPU seconds of its whole process tree (grading workers and
+    kernels included) to `USED`: a count that other users of the machine do not change, unlike wall-clock
+    time. Each process is read every SAMPLE_SECONDS while it lives, so its last moments, and processes
+    shorter than that, are missed: alike for both sides of a comparison."""
+    seen: dict[tuple[int, float], float] = {}
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(
+            command, cwd=cwd, env=nbgrader_environment(), stdout=out, stderr=err, text=True
+        )
+        root = psutil.Process(process.pid)
+        while process.poll() is None:
+            with suppress(psutil.Error):
+                for member in [root, *root.children(recursive=True)]:
+                    with suppress(psutil.Error):
+                        times = member.cpu_times()
+                        seen[(member.pid, member.create_time())] = times.user + times.system
+            time.sleep(SAMPLE_SECONDS)
+        USED[0] += sum(seen.values())
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(command, process.returncode, out.read(), err.read())
 
 
 def course_grade(submissions: Path, course: Path, assignments: list[str], jobs: int, *options: str) -> float:
@@ -103,7 +127,7 @@ def course_grade(submissions: Path, course: Path, assignments: list[str], jobs: 
         str(Path(sys.executable).parent / "course-grade"), "autograde", str(submissions), *assignments,
         "--course", str(course), "--jobs", str(jobs), *options,
     ]  # fmt: skip
-    subprocess.run(command, env=nbgrader_environment(), check=True, capture_output=True)
+    run_counted(command, Path.cwd()).check_returncode()
     return time.perf_counter() - start
 
 
@@ -126,9 +150,9 @@ def compare_integrity(root: Path, assignments: list[str], jobs: int) -> bool:
     for turn, assignment in enumerate(assignments):
         order = list(MODES) if turn % 2 == 0 else list(reversed(MODES))
         for mode in order:
-            before = children_cpu()
+            before = USED[0]
             seconds[mode] += course_grade(root / "class", courses[mode], [assignment], jobs, *MODES[mode])
-            cpu[mode] += children_cpu() - before
+            cpu[mode] += USED[0] - before
     for mode, options in MODES.items():
         print(
             f"course-grade autograde --jobs {jobs} {' '.join(options)}: {seconds[mode]:7.1f} s, "
@@ -183,20 +207,20 @@ def main() -> int:
         if args.no_plain:
             return 0 if compare_integrity(root, assignments, args.jobs) else 1
         shutil.copytree(root / "class", sequential / "submitted")
-        start, before = time.perf_counter(), children_cpu()
+        start, before = time.perf_counter(), USED[0]
         failed: set[tuple[str, str]] = set()
         for assignment in assignments:
             failed |= nbgrader(sequential, "autograde", assignment, "--force")
-        plain, plain_cpu = time.perf_counter() - start, children_cpu() - before
+        plain, plain_cpu = time.perf_counter() - start, USED[0] - before
         print(
             f"plain nbgrader autograde, sequential:   {plain:7.1f} s, {plain_cpu:7.1f} s of CPU", flush=True
         )
         if failed:  # nbgrader goes on with the others, and leaves these with no grades
             print(f"  plain nbgrader could not grade {sorted(failed)}: their grades are not compared")
 
-        before = children_cpu()
+        before = USED[0]
         ours = course_grade(root / "class", parallel, assignments, args.jobs, *MODES["today"])
-        ours_cpu = children_cpu() - before
+        ours_cpu = USED[0] - before
         print(
             f"course-grade autograde --jobs {args.jobs} {' '.join(MODES['today'])}: {ours:7.1f} s, "
             f"{ours_cpu:7.1f} s of CPU",
