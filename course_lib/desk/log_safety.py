@@ -45,6 +45,15 @@ def _unescape(match: re.Match[str]) -> str:
     return chr(code) if code < 0x110000 else ""
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    """A non-ASCII character, or nothing for an invisible format character (category Cf; no ASCII one is):
+    only these characters are looked at one by one, so a long ASCII text costs no Python call per character."""
+    return "" if unicodedata.category(match[0]) == "Cf" else match[0]
+
+
 def find_secrets(text: str) -> list[str]:
     """Which secrets `text` still holds once escapes are decoded and invisible characters dropped."""
     plain = text
@@ -53,9 +62,7 @@ def find_secrets(text: str) -> list[str]:
         if decoded == plain:
             break
         plain = decoded
-    plain = "".join(
-        c for c in unicodedata.normalize("NFKC", plain) if unicodedata.category(c) != "Cf"
-    ).casefold()
+    plain = _NON_ASCII.sub(_visible, unicodedata.normalize("NFKC", plain)).casefold()
     found = []
     if any(piece.casefold() in plain for piece in _pieces(CANARY, SECRET_PIECE)):
         found.append("CANARY")
