@@ -7,17 +7,19 @@ wrong answer, a quarter the untouched learner's version, a quarter broken), rele
 copies of the course, and times `course-grade autograde` on it three ways, with the course's defaults
 (sandbox where available, trusted checks): a local Dask cluster of 1 worker, of 2 workers, and this
 machine's pool of 2 worker processes without Dask (`--cluster pool`). All three gradebooks must hold the
-same score for every graded cell. It prints the speed-up of 2 workers over 1 (target at least 1.8x; 2.0x
-is the limit on 2 cores), the cost of the local cluster against the pool (target at most 1.1x), and a
-projection computed from the measured cost per notebook: worker-hours for a class of L learners and N
-notebooks, and the wall time on W workers at the parallel efficiency measured here.
+same score for every graded cell. It prints the speed-up of 2 workers over 1 (target at least 1.8x; the
+limit is 2.0x, or less when one worker already keeps more than one core busy: the CPU seconds of each run,
+all processes included, divided by its wall time, say how many), the cost of the local cluster against
+the pool (target at most 1.1x), and a projection computed from the measured cost per notebook: worker-hours
+for a class of L learners and N notebooks, and the wall time on W workers at the parallel efficiency
+measured here.
 Ratios, not timed assertions: machines here are shared.
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
+import os
 import sys
 import tempfile
 import time
@@ -25,12 +27,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.grading_speed import build_class, graded_cells, nbgrader  # noqa: E402
+from benchmarks.grading_speed import USED, build_class, graded_cells, nbgrader, run_counted  # noqa: E402
 from course_grade.course import Course  # noqa: E402
 from course_grade.pipeline import copy_course  # noqa: E402
-from grading.build_notebooks import GRADING, nbgrader_environment  # noqa: E402
+from grading.build_notebooks import GRADING  # noqa: E402
 
 SPEED_UP_TARGET = 1.8
+CORES = os.cpu_count() or 1
+"""The cores of this machine: what 2 workers share."""
 OVERHEAD_TARGET = 1.1
 RUNS = {
     "dask, 1 worker": ("--cluster", "local", "--jobs", "1"),
@@ -43,15 +47,18 @@ NOTEBOOKS = (7, 14)
 WORKERS = (2, 16, 64, 256)
 
 
-def autograde(submissions: Path, course: Path, assignments: list[str], options: tuple[str, ...]) -> float:
-    """Run `course-grade autograde` on a class; return the seconds it took."""
+def autograde(
+    submissions: Path, course: Path, assignments: list[str], options: tuple[str, ...]
+) -> tuple[float, float]:
+    """Run `course-grade autograde` on a class; return the seconds it took and the CPU seconds it used (every
+    process it started: workers, kernels, sandboxes)."""
     command = [
         str(Path(sys.executable).parent / "course-grade"), "autograde", str(submissions), *assignments,
         "--course", str(course), *options,
     ]  # fmt: skip
-    start = time.perf_counter()
-    subprocess.run(command, env=nbgrader_environment(), check=True, capture_output=True)
-    return time.perf_counter() - start
+    start, before = time.perf_counter(), USED[0]
+    run_counted(command, Path.cwd()).check_returncode()
+    return time.perf_counter() - start, USED[0] - before
 
 
 def projection(per_notebook: float, efficiency: float) -> list[str]:
@@ -95,11 +102,13 @@ def main() -> int:
         print(
             f"class: {args.students} students x {len(assignments)} assignments = {notebooks} notebooks {counts}"
         )
-        seconds = {}
+        seconds, busy = {}, {}
         for name, options in RUNS.items():
-            seconds[name] = autograde(root / "class", courses[name], assignments, options)
+            seconds[name], cpu = autograde(root / "class", courses[name], assignments, options)
+            busy[name] = cpu / seconds[name]
             print(
-                f"{name:>16}: {seconds[name]:7.1f} s  (course-grade autograde {' '.join(options)})",
+                f"{name:>16}: {seconds[name]:7.1f} s, {cpu:6.1f} s of CPU = {busy[name]:.2f} cores busy "
+                f"(course-grade autograde {' '.join(options)})",
                 flush=True,
             )
         grades = {name: graded_cells(course, set()) for name, course in courses.items()}
@@ -108,9 +117,12 @@ def main() -> int:
         print(f"grades: {len(first)} graded cells, {'identical in all three' if same else 'DIFFERENT'}")
         speed_up = seconds["dask, 1 worker"] / seconds["dask, 2 workers"]
         overhead = seconds["dask, 2 workers"] / seconds["pool, 2 workers"]
+        ceiling = min(2.0, CORES / busy["dask, 1 worker"])
         print(
             f"2 workers over 1: {speed_up:.2f}x ({'meets' if speed_up >= SPEED_UP_TARGET else 'BELOW'} the "
-            f"{SPEED_UP_TARGET}x target; 2.0x is the limit on 2 cores)"
+            f"{SPEED_UP_TARGET}x target; on {CORES} cores the limit is {CORES} / {busy['dask, 1 worker']:.2f} "
+            f"= {ceiling:.2f}x, since one worker already keeps {busy['dask, 1 worker']:.2f} cores busy: its "
+            "kernel, the nbgrader client and the trusted checks' two processes run at once)"
         )
         print(
             f"local cluster over the pool: {overhead:.2f}x "
