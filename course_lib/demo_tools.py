@@ -2,8 +2,8 @@
 
 `weather_toolbox()` builds a fresh `Toolbox` on every call; its notes live in that toolbox, so
 deleting a note in one notebook cell never leaks into another toolbox. Its `calculate` tool computes with
-the `calculator` it is given (notebook 06's `safe_arithmetic`, yours or the reference); without one, every
-call of it is refused with a ToolError.
+the `calculator` it is given (06's `safe_arithmetic`: the reference, yours, or the recorded one of
+`calculator`); without one, every call of it is refused with a ToolError.
 """
 
 from __future__ import annotations
