@@ -10,7 +10,6 @@ leave the toolbox's notes alike.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 from unittest import mock
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 import course_lib.chained
 from course_lib.demo_tools import notes_of, weather_toolbox
 from course_lib.errors import MaxStepsExceeded
+from tests.fake_endpoint import FakeEndpoint
 from tests.instructor_solutions import instructor_solution
 
 SETTINGS = settings(
@@ -53,17 +53,6 @@ def solution() -> Iterator[dict[str, Any]]:
     """The namespace of the instructor's Part F (Part A's tool_specs, which it uses, included)."""
     with instructor_solution("04_wire", "chained_responses_loop") as namespace:
         yield namespace
-
-
-class FakeEndpoint:
-    """post_json's stand-in: records a copy of each request, then gives the next answer (the last one again)."""
-
-    def __init__(self, answers: list[Any]) -> None:
-        self.answers, self.sent = answers, []
-
-    def __call__(self, base: str, path: str, body: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-        self.sent.append((path, copy.deepcopy(body)))
-        return copy.deepcopy(self.answers[min(len(self.sent), len(self.answers)) - 1])
 
 
 @st.composite
