@@ -17,44 +17,18 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import datetime
 import sqlite3
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 import sqlalchemy
 from nbformat import NotebookNode
-from nbgrader.api import Gradebook, MissingEntry  # type: ignore[import-untyped]
+from nbgrader.api import Base, Gradebook, MissingEntry  # type: ignore[import-untyped]
 from nbgrader.utils import determine_grade  # type: ignore[import-untyped]
 
+from course_grade.jobs import NotebookGrades, SubmissionGrades
 from course_grade.problems import NotebookDefinition, cell_grade_id
-
-
-@dataclass(frozen=True)
-class NotebookGrades:
-    """nbgrader's automatic results for one autograded notebook."""
-
-    name: str
-    """The notebook's name, without .ipynb."""
-    scores: Mapping[str, float | None]
-    """grade_id -> auto_score of every graded cell."""
-    comments: Mapping[str, str | None]
-    """grade_id -> auto_comment of every solution and task cell."""
-    late_penalty: float | None = None
-    """The late-submission penalty nbgrader's plugin assigned."""
-
-
-@dataclass(frozen=True)
-class SubmissionGrades:
-    """nbgrader's automatic results for one submitted assignment; notebooks absent here score 0."""
-
-    student: str
-    assignment: str
-    timestamp: datetime.datetime | None = None
-    notebooks: tuple[NotebookGrades, ...] = field(default=())
-
 
 WRITER_LOCK = 0x636F_7572_7365_6762  # "coursegb"
 """The key of the PostgreSQL advisory lock every `course-grade` process takes before it writes."""
@@ -104,31 +78,68 @@ def prepare(url: str, course_id: str) -> None:
         Gradebook(url, course_id).close()
 
 
+DEFINITIONS = (
+    "assignment",
+    "notebook",
+    "base_cell",
+    "source_cell",
+    "grade_cells",
+    "solution_cells",
+    "task_cells",
+)
+"""The gradebook's tables that define an assignment (parents first), as nbgrader's schema names them."""
+
+
 def build_template(real_url: str, template: Path, course_id: str, assignments: list[str]) -> None:
-    """Write a sqlite gradebook holding the definitions of `assignments` from the real one, and no students."""
+    """Write a sqlite gradebook holding the definitions of `assignments` from the real one, and no students.
+
+    The rows are copied as they are (ids included) in one transaction: nbgrader's `update_or_create_*`
+    commit one row at a time, which took seconds before the first submission could be graded.
+    """
     _stamp(real_url, template)
-    with Gradebook(real_url, course_id) as real, Gradebook(f"sqlite:///{template}", course_id) as copy:
-        for name in assignments:
-            assignment = real.find_assignment(name)
-            copy.update_or_create_assignment(name, duedate=assignment.duedate)
-            for notebook in assignment.notebooks:
-                nb = notebook.name
-                copy.update_or_create_notebook(nb, name, kernelspec=notebook.kernelspec)
-                for cell in notebook.source_cells:
-                    copy.update_or_create_source_cell(
-                        cell.name, nb, name,
-                        cell_type=cell.cell_type, locked=cell.locked, source=cell.source, checksum=cell.checksum,
-                    )  # fmt: skip
-                for graded in notebook.grade_cells:
-                    copy.update_or_create_grade_cell(
-                        graded.name, nb, name, max_score=graded.max_score, cell_type=graded.cell_type
-                    )
-                for solution in notebook.solution_cells:
-                    copy.update_or_create_solution_cell(solution.name, nb, name)
-                for task in notebook.task_cells:
-                    copy.update_or_create_task_cell(
-                        task.name, nb, name, max_score=task.max_score, cell_type=task.cell_type
-                    )
+    Gradebook(f"sqlite:///{template}", course_id).close()  # the schema and the course row
+    tables = Base.metadata.tables
+    real, copy_ = sqlalchemy.create_engine(real_url), sqlalchemy.create_engine(f"sqlite:///{template}")
+    try:
+        with real.connect() as source, copy_.begin() as target:
+            rows = _definition_rows(source, tables, course_id, assignments)
+            for name in DEFINITIONS:
+                if rows[name]:
+                    target.execute(sqlalchemy.insert(tables[name]), rows[name])
+    finally:
+        real.dispose()
+        copy_.dispose()
+
+
+def _definition_rows(
+    source: sqlalchemy.engine.Connection,
+    tables: Mapping[str, sqlalchemy.Table],
+    course_id: str,
+    assignments: list[str],
+) -> dict[str, list[dict[str, object]]]:
+    """The rows of `DEFINITIONS` that define `assignments` of the course, table by table; MissingEntry when an
+    assignment is not in the gradebook."""
+
+    def rows(table: str, where: sqlalchemy.ColumnElement[bool]) -> list[dict[str, object]]:
+        return [dict(row._mapping) for row in source.execute(sqlalchemy.select(tables[table]).where(where))]
+
+    found: dict[str, list[dict[str, object]]] = {}
+    assignment = tables["assignment"].c
+    found["assignment"] = rows(
+        "assignment", (assignment.course_id == course_id) & assignment.name.in_(assignments)
+    )
+    missing = set(assignments) - {str(row["name"]) for row in found["assignment"]}
+    if missing:
+        raise MissingEntry(f"no assignment {', '.join(sorted(missing))} in the gradebook")
+    ids = [row["id"] for row in found["assignment"]]
+    found["notebook"] = rows("notebook", tables["notebook"].c.assignment_id.in_(ids))
+    notebooks = [row["id"] for row in found["notebook"]]
+    found["base_cell"] = rows("base_cell", tables["base_cell"].c.notebook_id.in_(notebooks))
+    found["source_cell"] = rows("source_cell", tables["source_cell"].c.notebook_id.in_(notebooks))
+    cells = [row["id"] for row in found["base_cell"]]
+    for kind in ("grade_cells", "solution_cells", "task_cells"):
+        found[kind] = rows(kind, tables[kind].c.id.in_(cells))
+    return found
 
 
 def _stamp(real_url: str, template: Path) -> None:

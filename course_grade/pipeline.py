@@ -44,6 +44,14 @@ from course_grade.gradebook import (
     writing,
 )
 from course_grade.intake import Intake, take_in
+from course_grade.jobs import (
+    AutogradeJob,
+    AutogradeResult,
+    FeedbackJob,
+    FeedbackResult,
+    Settings,
+    pack_config,
+)
 from course_grade.notebooks import read
 from course_grade.pool import Pool
 from course_grade.problems import KINDS, REVIEW, Note, NotebookDefinition, load_notes, save_notes
@@ -56,19 +64,12 @@ from course_grade.review.similarity import THRESHOLD as SIMILARITY_THRESHOLD
 from course_grade.review.similarity import review_class
 from course_grade.summary import Outcome
 from course_grade.trusted.grading import apply_verdicts
-from course_grade.workers import (
-    AutogradeJob,
-    AutogradeResult,
-    FeedbackJob,
-    FeedbackResult,
-    Settings,
-    failure_reason,
-)
+from course_grade.workers import failure_reason
 
 POOL = "pool"
+"""`--cluster pool`: autograde on this machine's pool of worker processes, without Dask."""
 EDITION, INSTRUCTOR = "edition", "instructor"
 """What learners' code is graded against (`--library`): its assignment's learners' library, or the instructor's."""
-"""`--cluster pool`: autograde on this machine's pool of worker processes, without Dask."""
 
 NOTES = "grading_notes"
 """The course's folder of grading notes: `<course>/grading_notes/<student>/<assignment>.json`."""
@@ -155,7 +156,7 @@ class Pipeline:
     def settings(self, template: bytes = b"") -> Settings:
         """What every job of this run is told: the configuration read once, the sandbox, the known cells."""
         return Settings(
-            self.course, self._scratch, template, self.course.exercise_ids(), self._config, self.sandboxed,
+            self.course, self._scratch, template, self.course.exercise_ids(), pack_config(self._config), self.sandboxed,
             known_sources(self.course), self.hide_hidden_tests, self.trusted_checks,
             libraries=dict(self.libraries),
         )  # fmt: skip

@@ -29,7 +29,7 @@ import psutil  # type: ignore[import-untyped]
 
 from course_grade.course import CourseError
 from course_grade.cputime import WALL_FACTOR, CpuLimit, tree_cpu_seconds
-from course_grade.workers import READY, Job, Result, Settings, serve
+from course_grade.jobs import READY, Job, Result, Settings
 
 STARTUP_SECONDS = 300
 """How long a new worker may take to import nbgrader and report ready (a loaded machine is slow)."""
@@ -80,6 +80,12 @@ class Pool:
                         worker.connection.send(None)
         for slot in range(self.size):
             self._stop(slot, gently=kind is None)
+
+    def start(self) -> None:
+        """Start every slot's worker now rather than at its first job; WorkerStartError when one cannot start."""
+        for slot, worker in enumerate(self._workers):
+            if worker is None:
+                self._workers[slot] = self._start()
 
     def run(self, jobs: Sequence[Job], settings: Settings) -> Iterator[Result]:
         """Run every job; yield each result as it finishes (in this thread, the only one recording them)."""
@@ -170,7 +176,7 @@ class Pool:
         """Start one worker process and wait until it is ready to take jobs."""
         here, there = self._context.Pipe()
         log = self.logs / f"worker-{next(self._numbers)}.log"
-        process = self._context.Process(target=serve, args=(there, log), daemon=True)  # type: ignore[attr-defined]
+        process = self._context.Process(target=_serve, args=(there, log), daemon=True)  # type: ignore[attr-defined]
         process.start()
         there.close()
         try:
@@ -197,6 +203,14 @@ class Pool:
             _kill_tree(worker.process.pid)
         worker.process.join(timeout=5)
         worker.connection.close()
+
+
+def _serve(connection: Connection, log: Path) -> None:
+    """A worker process's life (`course_grade.workers.serve`): nbgrader is imported here, in the worker (the
+    fork server has it already), not in the process that starts workers, which may be a Dask worker."""
+    from course_grade.workers import serve
+
+    serve(connection, log)
 
 
 def _tree_cpu(pid: int | None) -> float | None:

@@ -1,18 +1,18 @@
 """The work a worker process does: autograde one submission in a scratch course, or render one feedback.
 
-`AutogradeJob` builds a throwaway course directory (the assignment's plain files but no source notebook,
+`autograde` builds a throwaway course directory (the assignment's plain files but no source notebook,
 the one submission, a copy of the template gradebook outside it), checks, cleans and flags the
 submission, runs nbgrader's own autograde there through its Python API, and returns the grades, the
 autograded notebooks and the notes. The learner's kernel runs in that scratch copy only, and with the
 sandbox on it sees nothing but its notebook's folder (see `course_grade.kernels`); whatever it writes is
 discarded with it. The parent recomputes the scores from the returned notebooks: nothing the kernel could
-reach decides them. `FeedbackJob` runs nbgrader's generate_feedback for one student in the real course,
+reach decides them. `render_feedback` runs nbgrader's generate_feedback for one student in the real course,
 reading the gradebook (no worker writes to it). The configuration comes with the job, read once by the parent.
+The jobs themselves, and what they return, are plain data in `course_grade.jobs`.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import glob
 import json
@@ -23,7 +23,6 @@ import tempfile
 import time
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -36,16 +35,24 @@ from traitlets.config import Config
 
 from course_grade import sandbox
 from course_grade.cleaning import clean, cleaning_note, flag_note, flags
-from course_grade.course import Course
-from course_grade.editions.library import GradingLibrary, lay_out, search_path
+from course_grade.editions.library import lay_out, search_path
 from course_grade.files import changed, copy_regular_files, files_under, fingerprint, remove_tree
-from course_grade.gradebook import SubmissionGrades, definitions, read_results
+from course_grade.gradebook import definitions, read_results
 from course_grade.hardened import (
     GuardedExecute,
     HideHiddenTests,
     LiteralAutograde,
     LiteralGenerateFeedback,
     SafeOverwriteCells,
+)
+from course_grade.jobs import (
+    READY,
+    AutogradeJob,
+    AutogradeResult,
+    FeedbackJob,
+    FeedbackResult,
+    Settings,
+    SubmissionGrades,
 )
 from course_grade.problems import Note, execution_notes, inspect_submission
 from course_grade.trusted.grading import trusted_verdicts
@@ -55,127 +62,36 @@ from course_grade.trusted.session import Wrap, identity
 HIDDEN_FAILED = "HiddenTestFailed"
 """The error a test cell shows when its hidden tests failed on the trusted side."""
 
-READY = "ready"
-"""What a worker says once it can take jobs."""
-
 IGNORED = (".ipynb_checkpoints", "__pycache__")
 """Folders nbgrader's default `CourseDirectory.ignore` leaves out; a learner's junk there is not reported."""
 
 
-@dataclass(frozen=True)
-class Settings:
-    """What every job needs to know about this run."""
-
-    course: Course
-    """The real course directory and gradebook."""
-    scratch: Path
-    """This run's scratch folder, outside the course directory."""
-    template: bytes = b""
-    """The template gradebook (definitions only, a sqlite file) each autograde job starts from. It travels
-    with every job rather than sitting in a file that a learner's code could find and change."""
-    elsewhere: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    """"assignment/notebook" -> grade_ids of every notebook of the course, to recognise a misplaced one."""
-    config: Config = field(default_factory=Config)
-    """The course's nbgrader configuration, read once by the parent (a learner may have changed the file since)."""
-    sandbox: bool = False
-    """Run every learner's kernel in `course_grade.sandbox`."""
-    known: frozenset[str] = frozenset()
-    """Source hashes of every cell of the course's source and release notebooks: not flagged."""
-    hide_hidden_tests: bool = True
-    """Feedback shows no hidden test (nor its traceback)."""
-    trusted_checks: bool = True
-    """A cell keeps nbgrader's points only when `course_grade.trusted` agrees."""
-    hidden: tuple[str, ...] = ()
-    """More folders no learner's code may see (a Dask task adds the real course and scratch folders of the
-    machine running `course-grade`, since it grades in a copy of the course)."""
-    libraries: Mapping[str, GradingLibrary] = field(default_factory=dict)
-    """assignment -> the learners' library its submissions are graded against (`editions.library`): the
-    kernel and the trusted checks' learner process see only it, and the hidden tests run on the trusted side
-    alone. An assignment absent here is graded with the instructor's library in view."""
+def autograde(job: AutogradeJob, settings: Settings) -> AutogradeResult:
+    """Autograde one submission in a scratch course directory that is deleted afterwards."""
+    start = time.perf_counter()
+    scratch = Path(tempfile.mkdtemp(prefix="job-", dir=settings.scratch))
+    try:
+        result = _autograde(job, settings, scratch)
+    finally:
+        remove_tree(scratch)
+    return dataclasses.replace(result, seconds=time.perf_counter() - start)
 
 
-@dataclass(frozen=True)
-class AutogradeResult:
-    """What autograding one submission produced."""
-
-    grades: SubmissionGrades
-    """nbgrader's automatic results (notebooks absent from it score 0)."""
-    notes: tuple[Note, ...] = ()
-    """What went wrong, for the summary and the learner's feedback."""
-    notebooks: Mapping[str, bytes] = field(default_factory=dict)
-    """notebook name -> the autograded notebook nbgrader wrote."""
-    seconds: float = 0.0
-    """Time spent in the worker."""
-    verdicts: tuple[NotebookVerdict, ...] = ()
-    """The trusted checks' verdicts, applied by the parent to the scores it recomputes from `notebooks`."""
-
-
-@dataclass(frozen=True)
-class FeedbackResult:
-    """Whether nbgrader rendered the feedback of one submission."""
-
-    student: str
-    assignment: str
-    error: str | None = None
-    seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class AutogradeJob:
-    """Autograde one student's submission of one assignment."""
-
-    student: str
-    assignment: str
-    files: Mapping[str, str] = field(default_factory=dict)
-    """relative path -> content hash of the submission when it was taken in (see `files.fingerprint`)."""
-
-    def run(self, settings: Settings) -> AutogradeResult:
-        """Autograde in a scratch course directory that is deleted afterwards."""
-        start = time.perf_counter()
-        scratch = Path(tempfile.mkdtemp(prefix="job-", dir=settings.scratch))
-        try:
-            result = _autograde(self, settings, scratch)
-        finally:
-            remove_tree(scratch)
-        return dataclasses.replace(result, seconds=time.perf_counter() - start)
-
-    def failed(self, reason: str) -> AutogradeResult:
-        """The result when the submission could not be graded at all: every notebook scores 0."""
-        return AutogradeResult(
-            SubmissionGrades(self.student, self.assignment), (Note("grading-failed", reason),)
-        )
-
-
-@dataclass(frozen=True)
-class FeedbackJob:
-    """Render one student's feedback for one assignment with nbgrader's generate_feedback."""
-
-    student: str
-    assignment: str
-
-    def run(self, settings: Settings) -> FeedbackResult:
-        """Run generate_feedback for this student only."""
-        start = time.perf_counter()
-        config = copy.deepcopy(settings.config)
-        if settings.hide_hidden_tests:
-            default = GenerateFeedback.class_traits()["preprocessors"].default()
-            configured = config.GenerateFeedback.get("preprocessors")
-            config.GenerateFeedback.preprocessors = [*(configured or default), HideHiddenTests]
-        outcome = convert(LiteralGenerateFeedback, config, self.assignment, self.student)
-        error = None if outcome["success"] else failure_reason(outcome)
-        return FeedbackResult(self.student, self.assignment, error, time.perf_counter() - start)
-
-    def failed(self, reason: str) -> FeedbackResult:
-        """The result when the worker could not render it."""
-        return FeedbackResult(self.student, self.assignment, reason)
+def render_feedback(job: FeedbackJob, settings: Settings) -> FeedbackResult:
+    """Run generate_feedback for one student's submission of one assignment."""
+    start = time.perf_counter()
+    config = settings.nbgrader_config()
+    if settings.hide_hidden_tests:
+        default = GenerateFeedback.class_traits()["preprocessors"].default()
+        configured = config.GenerateFeedback.get("preprocessors")
+        config.GenerateFeedback.preprocessors = [*(configured or default), HideHiddenTests]
+    outcome = convert(LiteralGenerateFeedback, config, job.assignment, job.student)
+    error = None if outcome["success"] else failure_reason(outcome)
+    return FeedbackResult(job.student, job.assignment, error, time.perf_counter() - start)
 
 
 class SubmissionChanged(Exception):
     """The files of a submission are not the ones taken in: it is not graded."""
-
-
-Job = AutogradeJob | FeedbackJob
-Result = AutogradeResult | FeedbackResult
 
 
 def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> AutogradeResult:
@@ -200,7 +116,7 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     expected |= _plain_files(course / "source" / job.assignment)
     as_submitted = {name: (submitted / f"{name}.ipynb").read_bytes() for name in gradable}
     before = fingerprint(course, skip=course / "autograded")
-    config = _hardened(copy.deepcopy(settings.config))
+    config = _hardened(settings.nbgrader_config())
     config.CourseDirectory.root, config.CourseDirectory.db_url = str(course), url
     config.GradingKernelManager.sandboxed = settings.sandbox
     config.GradingKernelManager.runtime = str(scratch / "k")

@@ -51,3 +51,14 @@ class Held:
 
     def failed(self, reason: str) -> str:
         return reason
+
+
+@dataclass(frozen=True)
+class Pid:
+    """Answers with the process id of the worker that ran it."""
+
+    def run(self, settings: object) -> int:
+        return os.getpid()
+
+    def failed(self, reason: str) -> str:
+        return reason

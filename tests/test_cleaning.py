@@ -13,8 +13,9 @@ from nbformat.v4 import new_code_cell, new_notebook, new_output
 from course_grade.attacks import TRANSFORMER
 from course_grade.cleaning import clean, flags, source_hash
 from course_grade.course import REPOSITORY_COURSE
-from course_grade.gradebook import NotebookGrades, SubmissionGrades, rescore
+from course_grade.gradebook import rescore
 from course_grade.hardened import HideHiddenTests
+from course_grade.jobs import NotebookGrades, SubmissionGrades
 from course_grade.kernels import GradingKernelManager
 from course_grade.problems import NotebookDefinition
 

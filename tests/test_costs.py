@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from course_grade.costs import Timings, expected, longest_first, read_costs, save_costs
-from course_grade.gradebook import SubmissionGrades
+from course_grade.jobs import AutogradeJob, AutogradeResult, SubmissionGrades
 from course_grade.problems import Note
-from course_grade.workers import AutogradeJob, AutogradeResult
 
 
 def _result(assignment: str, seconds: float, failed: bool = False) -> AutogradeResult:

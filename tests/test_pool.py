@@ -5,10 +5,12 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
+import psutil  # type: ignore[import-untyped]
+
 from course_grade.course import REPOSITORY_COURSE, Course
+from course_grade.jobs import AutogradeJob, Settings
 from course_grade.pool import Pool
-from course_grade.workers import AutogradeJob, Settings
-from tests.pool_jobs import Held, Sleep, Spin
+from tests.pool_jobs import Held, Pid, Sleep, Spin
 
 
 def test_the_course_configuration_can_travel_to_a_worker() -> None:
@@ -42,3 +44,15 @@ def test_a_job_that_sleeps_is_stopped_at_the_wall_clock_cap(tmp_path: Path) -> N
 def test_a_job_starved_of_cpu_time_is_not_stopped_at_its_limit(tmp_path: Path) -> None:
     """Held stopped for 2 s, as a loaded machine would starve it, it outlives its 1 s limit in wall time."""
     assert _one(Held(2), tmp_path) == "finished"
+
+
+def test_a_pool_started_ahead_grades_on_the_workers_it_started(tmp_path: Path) -> None:
+    """`start` brings every worker up before the first job (a Dask worker's warm-up does), and the jobs then
+    run on those workers rather than on new ones."""
+    with Pool(2, 60, tmp_path) as pool:
+        pool.start()
+        started = {child.pid for child in psutil.Process().children(recursive=True)}  # forked by its server
+        results = set(
+            pool.run([Pid(), Pid(), Pid(), Pid()], Settings(Course.open(REPOSITORY_COURSE), tmp_path))
+        )  # type: ignore[list-item]
+    assert len(results) == 2 and results <= started

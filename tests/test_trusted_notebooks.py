@@ -14,7 +14,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from course_grade.gradebook import NotebookGrades
+from course_grade.jobs import NotebookGrades
 from course_grade.trusted.coverage import UNVERIFIED_CELLS, UNVERIFIED_NOTEBOOKS, unverified
 from course_grade.trusted.grading import TAMPERING, reconcile
 from course_grade.trusted.runner import NotebookVerdict, check_notebook

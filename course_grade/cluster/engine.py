@@ -37,7 +37,7 @@ from distributed.scheduler import KilledWorker
 from course_grade.cluster.bundle import Bundle
 from course_grade.cluster.task import grade, warm_up
 from course_grade.course import CourseError
-from course_grade.workers import AutogradeJob, AutogradeResult, Settings
+from course_grade.jobs import AutogradeJob, AutogradeResult, Settings
 
 LOCAL = "local"
 """`--cluster local`: a cluster of worker processes on this machine."""
@@ -47,13 +47,21 @@ NO_WORKERS_SECONDS = 300
 """How long the run waits for the scheduler to have a worker before it stops."""
 POLL_SECONDS = 1.0
 """How often the waiting loop looks at the cluster."""
-LOCAL_SCHEDULER = {
+LOCAL_CLUSTER = {
     "distributed.scheduler.allowed-failures": 1,
     "distributed.scheduler.worker-saturation": 1.0,
+    "distributed.scheduler.work-stealing": False,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
 }
-"""The local cluster's scheduler: a task survives one death of its worker (one retry, then `KilledWorker`),
+"""The local cluster's settings. A task survives one death of its worker (one retry, then `KilledWorker`),
 and a worker holds only the task it runs, so a submission that kills it takes no other task's try with it.
-A `dask scheduler` for course-grade is best started with the same settings (see the README)."""
+The rest spares the cores the learners' notebooks grade on (Dask's defaults cost about 5% of a core on an
+idle cluster of two workers): no work stealing (every worker is alike and holds one task), no statistical
+profiler sampling each worker every 10 ms for a dashboard the local cluster does not serve, and the event
+loops' watchdog and system monitor woken every second or five rather than every 20 or 500 ms. A `dask
+scheduler` and `dask worker`s for course-grade are best started with the same settings (see the README)."""
 KILLED = (
     "it killed its grading worker: the Dask worker running it died each time it was tried ({tries} times); "
     "nothing of it could be graded."
@@ -85,7 +93,7 @@ class Cluster:
         logging.getLogger("distributed").setLevel(logging.CRITICAL)  # our own messages say what went wrong
         try:
             if self.address == LOCAL:
-                with dask.config.set(LOCAL_SCHEDULER), _ctrl_c_left_to_this_process():
+                with dask.config.set(LOCAL_CLUSTER), _ctrl_c_left_to_this_process():
                     self._cluster = LocalCluster(
                         n_workers=self.jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
                         scheduler_port=0, dashboard_address=None, memory_limit=0, silence_logs=logging.CRITICAL,
@@ -114,10 +122,12 @@ class Cluster:
             self._cluster = None
 
     def _warm_up(self) -> None:
-        """Have every worker import nbgrader and start its fork server while this process goes on."""
+        """Have every worker start its watchdog's child (which imports nbgrader) while this process goes on."""
         for address in self.client.scheduler_info(n_workers=-1).get("workers", {}):
             fire_and_forget(
-                self.client.submit(warm_up, workers=[address], allow_other_workers=False, pure=False)
+                self.client.submit(
+                    warm_up, self.deadline, workers=[address], allow_other_workers=False, pure=False
+                )
             )
 
     @property

@@ -4,10 +4,11 @@ Dask can neither stop a running task nor kill what it started, and a learner's k
 process that started it or outlive every timeout. So the task does not grade in the Dask worker itself:
 each worker thread keeps a one-slot `course_grade.pool.Pool`, the same watchdog the pool of a single
 machine uses, whose child process grades the submission under the per-submission deadline and is killed
-with everything it started, and replaced, when the deadline passes or it dies. The task lays the bundle
-out as a scratch course on the worker (nothing assumes a shared filesystem), hides the real course and
-scratch folders of the `course-grade` machine from the kernel too (the local cluster runs beside them),
-and returns the result; the `course-grade` process records it.
+with everything it started, and replaced, when the deadline passes or it dies. The child is started by
+`warm_up` when the worker joins, and only it imports nbgrader. The task lays the bundle out as a scratch
+course on the worker (nothing assumes a shared filesystem), hides the real course and scratch folders of
+the `course-grade` machine from the kernel too (the local cluster runs beside them), and returns the
+result; the `course-grade` process records it.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from pathlib import Path
 from course_grade.cluster.bundle import Bundle, lay_out
 from course_grade.course import use_this_environment
 from course_grade.files import remove_tree
+from course_grade.jobs import AutogradeJob, AutogradeResult, Settings
 from course_grade.pool import Pool
-from course_grade.workers import AutogradeJob, AutogradeResult, Settings
 
 _pools: dict[int, Pool] = {}
 """One watchdog pool per worker thread, kept between tasks (its child has imported nbgrader once)."""
@@ -51,11 +52,10 @@ def grade(job: AutogradeJob, settings: Settings, bundle: Bundle, deadline: float
     return result
 
 
-def warm_up() -> None:
-    """Start this worker's fork server, which imports nbgrader once for every watchdog child to come."""
-    _allow_children()
-    with Pool(1, 0.0, Path(tempfile.gettempdir())):
-        pass  # entering a pool starts the fork server; its children start when jobs come
+def warm_up(deadline: float) -> None:
+    """Start this worker thread's watchdog pool and its child before the first submission comes: the child is
+    forked from a server that imports nbgrader once for every child to come."""
+    _pool(deadline).start()
 
 
 def _pool(deadline: float) -> Pool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,13 +68,22 @@ def _absolute(node: ast.ImportFrom, package: str) -> str:
 
 def graph(files: Mapping[str, Path]) -> dict[str, set[str]]:
     """module -> the library modules importing it runs first: its imports and its parent packages."""
+    known = frozenset(files)
     edges = {}
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        direct = {need.module for need in needs(path.read_text(encoding="utf-8"), files, package)}
+        stat = path.stat()
+        direct = set(_imported(path, stat.st_mtime_ns, stat.st_size, known, package))
         direct |= {".".join(name.split(".")[:end]) for end in range(1, len(name.split(".")))}
         edges[name] = {module for module in direct if module in files and module != name}
     return edges
+
+
+@functools.lru_cache(maxsize=1024)
+def _imported(path: Path, mtime: int, size: int, known: frozenset[str], package: str) -> frozenset[str]:
+    """The library modules one file imports, parsed once per version of the file (`mtime`, `size`): an
+    edition is planned for every assignment of a run, and each plan reads the same library."""
+    return frozenset(need.module for need in needs(path.read_text(encoding="utf-8"), known, package))
 
 
 def closure(module: str, edges: Mapping[str, set[str]]) -> set[str]:

@@ -1,13 +1,12 @@
-"""Histograms as inline SVG, drawn by matplotlib without a display or a global backend."""
+"""Histograms as inline SVG, drawn by matplotlib without a display or a global backend.
+
+matplotlib is imported when the first histogram is drawn: every `course-grade` step imports this module
+(through the report), and only the report draws."""
 
 from __future__ import annotations
 
 import io
 import re
-
-import matplotlib
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 SVG_START = re.compile(r"<svg\b")
 SVG_ID = re.compile(r'(\bid="|url\(#|href="#)([^"()]+)')
@@ -16,6 +15,10 @@ SVG_ID = re.compile(r'(\bid="|url\(#|href="#)([^"()]+)')
 
 def histogram_svg(bins: list[tuple[float, float, int]], label: str, salt: str) -> str:
     """An `<svg>` element of the bins (low, high, count); text stays text; ids are unique per `salt`."""
+    import matplotlib
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
     figure = Figure(figsize=(6.0, 2.6))
     axes = figure.add_subplot()
     lows = [low for low, _, _ in bins]

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from course_grade.gradebook import NotebookGrades, SubmissionGrades
+from course_grade.jobs import NotebookGrades, SubmissionGrades
 from course_grade.problems import Note
 from course_grade.trusted.coverage import unverified
 from course_grade.trusted.runner import LEARNER_CELL_SECONDS, CellVerdict, NotebookVerdict, check_notebook
