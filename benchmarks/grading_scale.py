@@ -1,18 +1,20 @@
 """Benchmark: how grading scales on Dask, and what a class of any size would cost.
 
-    .venv/bin/python benchmarks/grading_scale.py [--students 4] [ASSIGNMENT ...]
+    .venv/bin/python benchmarks/grading_scale.py [--students 4] [--rounds 2] [ASSIGNMENT ...]
 
 Builds the synthetic class of `benchmarks/grading_speed.py` (a quarter correct, a quarter with a published
 wrong answer, a quarter the untouched learner's version, a quarter broken), releases it into three scratch
 copies of the course, and times `course-grade autograde` on it three ways, with the course's defaults
 (sandbox where available, trusted checks): a local Dask cluster of 1 worker, of 2 workers, and this
-machine's pool of 2 worker processes without Dask (`--cluster pool`). All three gradebooks must hold the
-same score for every graded cell. It prints the speed-up of 2 workers over 1 (target at least 1.8x; the
-limit is 2.0x, or less when one worker already keeps more than one core busy: the CPU seconds of each run,
-all processes included, divided by its wall time, say how many), the cost of the local cluster against
-the pool (target at most 1.1x), and a projection computed from the measured cost per notebook: worker-hours
-for a class of L learners and N notebooks, and the wall time on W workers at the parallel efficiency
-measured here.
+machine's pool of 2 worker processes without Dask (`--cluster pool`). The three take turns, `--rounds`
+times (the later rounds with `--regrade`), and each counts its fastest round: a shared machine's speed
+drifts by 10% or more over minutes, which one run of each would read as a difference between them. All
+three gradebooks must hold the same score for every graded cell. It prints the speed-up of 2 workers
+over 1 (target at least 1.8x; the limit is 2.0x, or less when one worker already keeps more than one core
+busy: the CPU seconds of each run, all processes included, divided by its wall time, say how many), the
+cost of the local cluster against the pool (target at most 1.1x), and a projection computed from the
+measured cost per notebook: worker-hours for a class of L learners and N notebooks, and the wall time on W
+workers at the parallel efficiency measured here.
 Ratios, not timed assertions: machines here are shared.
 """
 
@@ -87,6 +89,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("assignments", nargs="*", help="(default: every assignment of the course)")
     parser.add_argument("--students", type=int, default=4)
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="turns of the three runs; each keeps its fastest"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="grading-scale-") as scratch:
         root = Path(scratch)
@@ -102,15 +107,19 @@ def main() -> int:
         print(
             f"class: {args.students} students x {len(assignments)} assignments = {notebooks} notebooks {counts}"
         )
-        seconds, busy = {}, {}
-        for name, options in RUNS.items():
-            seconds[name], cpu = autograde(root / "class", courses[name], assignments, options)
-            busy[name] = cpu / seconds[name]
-            print(
-                f"{name:>16}: {seconds[name]:7.1f} s, {cpu:6.1f} s of CPU = {busy[name]:.2f} cores busy "
-                f"(course-grade autograde {' '.join(options)})",
-                flush=True,
-            )
+        seconds: dict[str, float] = {}
+        busy: dict[str, float] = {}
+        for turn in range(1, max(1, args.rounds) + 1):
+            for name, options in RUNS.items():
+                again = ("--regrade",) if turn > 1 else ()
+                took, cpu = autograde(root / "class", courses[name], assignments, (*options, *again))
+                if took < seconds.get(name, float("inf")):
+                    seconds[name], busy[name] = took, cpu / took
+                print(
+                    f"round {turn} {name:>16}: {took:7.1f} s, {cpu:6.1f} s of CPU = {cpu / took:.2f} cores busy "
+                    f"(course-grade autograde {' '.join((*options, *again))})",
+                    flush=True,
+                )
         grades = {name: graded_cells(course, set()) for name, course in courses.items()}
         first = grades["pool, 2 workers"]
         same = bool(first) and all(found == first for found in grades.values())
