@@ -12,16 +12,16 @@ import copy
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any
-from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import course_lib.adapters
 from course_lib.desk import desk_toolbox
 from course_lib.errors import ModelHTTPError
 from course_lib.turns import BadCall, ToolResult
+from tests.fake_endpoint import SETTINGS, reference_and_mine
 from tests.instructor_solutions import instructor_solution
 
 ARGUMENTS = ('{"order_id": "A-1003"}', '{"order_id": "A-10', "[]", "{}", '{"a": 1, "a": 2}', "NaN", "")
@@ -124,7 +124,7 @@ def _is_call(item: Any) -> bool:
     return isinstance(item, BadCall) or item.get("kind") == "call"
 
 
-@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@SETTINGS
 @given(
     st.lists(answers(), min_size=1, max_size=4),
     st.sampled_from([(), ("get_order",), ("get_order", "search_orders")]),
@@ -134,18 +134,7 @@ def test_the_instructor_adapter_talks_as_the_reference_does(
     solution: dict[str, Any], replies: list[Any], names: tuple[str, ...], model: str | None
 ) -> None:
     tools = [desk_toolbox()[name] for name in names]
-    reference = converse(
-        course_lib.adapters.ChatAdapter,
-        lambda endpoint: mock.patch.object(course_lib.adapters, "post_json", endpoint),
-        replies,
-        tools,
-        model,
-    )
-    mine = converse(
-        solution["ChatAdapter"],
-        lambda endpoint: mock.patch.dict(solution, {"post_json": endpoint}),
-        replies,
-        tools,
-        model,
+    reference, mine = reference_and_mine(
+        converse, course_lib.adapters, solution, "ChatAdapter", replies, tools, model
     )
     assert mine == reference

@@ -10,31 +10,17 @@ same bodies and leave the toolbox's notes alike.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
-from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import course_lib.loops
-from course_lib.demo_tools import notes_of, weather_toolbox
-from course_lib.errors import MaxStepsExceeded
-from tests.fake_endpoint import FakeEndpoint
+from tests.fake_endpoint import CALLS, OFFERED, SETTINGS, converse, reference_and_mine, responses_answer
 from tests.instructor_solutions import instructor_solution
 
-SETTINGS = settings(
-    max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-CALLS = [
-    ("get_weather", '{"city": "Paris", "unit": "celsius"}'),
-    ("get_weather", '{"city": "Par'),
-    ("get_user_city", '{"user_id": "u1"}'),
-    ("delete_note", '{"note_id": 1}'),
-    ("get_wether", "{}"),
-]
-OFFERED = [["get_weather"], ["get_weather", "get_user_city", "delete_note"], ["delete_note", "get_user_city"]]
 OPTIONS = st.fixed_dictionaries(
     {"max_steps": st.integers(1, 4)},
     optional={
@@ -74,27 +60,6 @@ def chat_answer(text: Any, calls: list[tuple[str, str]], number: int) -> dict[st
     }
 
 
-def responses_answer(texts: list[list[str]], calls: list[tuple[str, str]], number: int, think: bool) -> Any:
-    """A Responses answer: maybe a reasoning item, message items of output_text parts, then function calls."""
-    output: list[dict[str, Any]] = (
-        [{"type": "reasoning", "id": f"rs_{number}", "summary": []}] if think else []
-    )
-    for m, parts in enumerate(texts):
-        content = [{"type": "output_text", "text": part, "annotations": []} for part in parts]
-        output.append({"type": "message", "id": f"msg_{number}_{m}", "role": "assistant", "content": content})
-    for i, (name, arguments) in enumerate(calls):
-        output.append(
-            {
-                "type": "function_call",
-                "id": f"fc_{number}_{i}",
-                "call_id": f"call_{number}_{i}",
-                "name": name,
-                "arguments": arguments,
-            }
-        )
-    return {"object": "response", "output": output}
-
-
 turn_calls = st.lists(st.sampled_from(CALLS), max_size=3)
 
 
@@ -115,44 +80,15 @@ def responses_answers(draw: st.DrawFn) -> list[Any]:
     ]
 
 
-def converse(
-    loop: Callable[..., Any], patch: Any, answers: list[Any], offered: list[str], options: Any
-) -> Any:
-    """What `loop` does with `answers`: its outcome, every body it sent, and the notes left in its toolbox."""
-    endpoint, box = FakeEndpoint(answers), weather_toolbox()
-    with patch(endpoint):
-        try:
-            text, trace = loop("http://127.0.0.1:9/v1", "Weather?", box, offered, **options)
-            outcome: Any = ("returned", text, [tuple(entry) for entry in trace])
-        except MaxStepsExceeded as stop:
-            outcome = ("MaxStepsExceeded", [tuple(entry) for entry in stop.trace])
-    return outcome, endpoint.sent, notes_of(box)
-
-
-def both(solutions: dict[str, Any], name: str, answers: list[Any], offered: list[str], options: Any) -> None:
-    reference = converse(
-        getattr(course_lib.loops, name),
-        lambda endpoint: mock.patch.object(course_lib.loops, "post_json", endpoint),
-        answers,
-        offered,
-        options,
-    )
-    mine = converse(
-        solutions[name],
-        lambda endpoint: mock.patch.dict(solutions, {"post_json": endpoint}),
-        answers,
-        offered,
-        options,
-    )
-    assert mine == reference
-
-
 @SETTINGS
 @given(chat_answers(), st.sampled_from(OFFERED), OPTIONS)
 def test_the_chat_loop_talks_as_the_reference_does(
     solutions: dict[str, Any], answers: list[Any], offered: list[str], options: dict[str, Any]
 ) -> None:
-    both(solutions, "chat_tool_loop", answers, offered, options)
+    reference, mine = reference_and_mine(
+        converse, course_lib.loops, solutions, "chat_tool_loop", answers, offered, options
+    )
+    assert mine == reference
 
 
 @SETTINGS
@@ -160,4 +96,7 @@ def test_the_chat_loop_talks_as_the_reference_does(
 def test_the_responses_loop_talks_as_the_reference_does(
     solutions: dict[str, Any], answers: list[Any], offered: list[str], options: dict[str, Any]
 ) -> None:
-    both(solutions, "responses_tool_loop", answers, offered, options)
+    reference, mine = reference_and_mine(
+        converse, course_lib.loops, solutions, "responses_tool_loop", answers, offered, options
+    )
+    assert mine == reference
