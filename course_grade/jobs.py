@@ -9,6 +9,7 @@ the second it takes to import nbgrader.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import pickle
 from collections.abc import Mapping
@@ -91,6 +92,12 @@ class Settings:
     def nbgrader_config(self) -> Config:
         """A fresh copy of the course's nbgrader configuration (an empty one when none was packed)."""
         return pickle.loads(self.packed_config) if self.packed_config else Config()
+
+    def for_assignment(self, assignment: str) -> Settings:
+        """These settings as a job of this assignment needs them: its own learners' library, not every
+        assignment's (the seven of the course pickle to some 3.5 MB, sent with every job)."""
+        library = self.libraries.get(assignment)
+        return dataclasses.replace(self, libraries={} if library is None else {assignment: library})
 
 
 @dataclass(frozen=True)

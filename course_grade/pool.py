@@ -147,7 +147,7 @@ class Pool:
             try:
                 pid = worker.process.pid
                 limit = CpuLimit(self.deadline, partial(_tree_cpu, pid), self.wall_factor)
-                worker.connection.send((job, settings))
+                worker.connection.send((job, settings.for_assignment(job.assignment)))
                 while not worker.connection.poll(limit.wait()):
                     if limit.reached:
                         self._stop(slot, gently=False)

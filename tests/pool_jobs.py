@@ -1,4 +1,7 @@
-"""Jobs for the pool's time-limit tests: importable by its worker processes, each doing one thing."""
+"""Jobs for the pool's tests: importable by its worker processes, each doing one thing.
+
+Like the grader's jobs, each names its assignment (the pool sends a job the settings of its assignment only).
+"""
 
 from __future__ import annotations
 
@@ -19,6 +22,8 @@ def hold(seconds: float) -> None:
 class Spin:
     """Computes for ever."""
 
+    assignment: str = "01_envelope"
+
     def run(self, settings: object) -> str:
         while True:
             pass
@@ -30,6 +35,8 @@ class Spin:
 @dataclass(frozen=True)
 class Sleep:
     """Sleeps for ever, using no CPU time."""
+
+    assignment: str = "01_envelope"
 
     def run(self, settings: object) -> str:
         time.sleep(3600)
@@ -44,6 +51,7 @@ class Held:
     """Is held stopped for `seconds` (past its limit in wall-clock time), then finishes."""
 
     seconds: float
+    assignment: str = "01_envelope"
 
     def run(self, settings: object) -> str:
         hold(self.seconds)
@@ -56,6 +64,8 @@ class Held:
 @dataclass(frozen=True)
 class Pid:
     """Answers with the process id of the worker that ran it."""
+
+    assignment: str = "01_envelope"
 
     def run(self, settings: object) -> int:
         return os.getpid()

@@ -157,7 +157,14 @@ class Cluster:
             while waiting and len(running) < window:
                 job = waiting.popleft()
                 try:
-                    future = self.client.submit(grade, job, settings, bundle(job), self.deadline, pure=False)
+                    future = self.client.submit(
+                        grade,
+                        job,
+                        settings.for_assignment(job.assignment),
+                        bundle(job),
+                        self.deadline,
+                        pure=False,
+                    )
                 except Exception as error:  # e.g. settings that cannot be pickled: a reason, never a hang
                     if self.client.status != "running":
                         raise SchedulerLost(self._lost()) from error  # not this job's fault: left ungraded
