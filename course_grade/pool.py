@@ -5,7 +5,9 @@ driven by a thread of this process that sends it one job, waits for its answer w
 (`course_grade.cputime`: the worker's and its kernels', capped in wall-clock time), and on a death or a
 timeout kills the worker with everything it started, answers the job with a failure saying
 why, and starts a fresh worker for the next job. Results come back to the calling thread one at a time,
-in the order they finish, so that the caller is the only one that ever records them.
+in the order they finish, so that the caller is the only one that ever records them. Each worker runs on
+a core of its own where one is free (`course_grade.cores`), with everything it starts, and a job is sent
+the settings of its own assignment only (`Settings.for_assignment`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from types import TracebackType
 
 import psutil  # type: ignore[import-untyped]
 
+from course_grade.cores import Claim, bind, claim
 from course_grade.course import CourseError
 from course_grade.cputime import WALL_FACTOR, CpuLimit, tree_cpu_seconds
 from course_grade.jobs import READY, Job, Result, Settings
@@ -45,6 +48,8 @@ class _Worker:
 
     process: BaseProcess
     connection: Connection
+    claim: Claim | None = None
+    """The core the worker runs on, held until it is stopped (`course_grade.cores`)."""
 
 
 class Pool:
@@ -176,16 +181,21 @@ class Pool:
         """Start one worker process and wait until it is ready to take jobs."""
         here, there = self._context.Pipe()
         log = self.logs / f"worker-{next(self._numbers)}.log"
-        process = self._context.Process(target=_serve, args=(there, log), daemon=True)  # type: ignore[attr-defined]
+        core = claim()
+        process = self._context.Process(  # type: ignore[attr-defined]
+            target=_serve, args=(there, log, core.core if core else None), daemon=True
+        )
         process.start()
         there.close()
         try:
             if here.poll(STARTUP_SECONDS) and here.recv() == READY:
-                return _Worker(process, here)
+                return _Worker(process, here, core)
         except (EOFError, OSError):
             pass
         _kill_tree(process.pid)
         process.join(timeout=5)
+        if core is not None:
+            core.release()
         problem = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
         raise WorkerStartError(
             f"a worker process could not start (exit status {process.exitcode}){': ' if problem else ''}"
@@ -203,11 +213,15 @@ class Pool:
             _kill_tree(worker.process.pid)
         worker.process.join(timeout=5)
         worker.connection.close()
+        if worker.claim is not None:
+            worker.claim.release()
 
 
-def _serve(connection: Connection, log: Path) -> None:
-    """A worker process's life (`course_grade.workers.serve`): nbgrader is imported here, in the worker (the
-    fork server has it already), not in the process that starts workers, which may be a Dask worker."""
+def _serve(connection: Connection, log: Path, core: int | None) -> None:
+    """A worker process's life (`course_grade.workers.serve`), bound to its core before it starts anything:
+    nbgrader is imported here, in the worker (the fork server has it already), not in the process that starts
+    workers, which may be a Dask worker."""
+    bind(core)
     from course_grade.workers import serve
 
     serve(connection, log)

@@ -72,3 +72,23 @@ class Pid:
 
     def failed(self, reason: str) -> str:
         return reason
+
+
+@dataclass(frozen=True)
+class Cores:
+    """Waits `seconds` (so that every worker of the pool takes one such job), then answers with the cores its
+    worker may run on and the cores a process it starts may run on."""
+
+    seconds: float = 1.0
+    assignment: str = "01_envelope"
+
+    def run(self, settings: object) -> tuple[frozenset[int], frozenset[int]]:
+        time.sleep(self.seconds)
+        child = subprocess.run(
+            ["python3", "-c", "import os; print(*sorted(os.sched_getaffinity(0)))"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return frozenset(os.sched_getaffinity(0)), frozenset(int(core) for core in child.stdout.split())
+
+    def failed(self, reason: str) -> str:
+        return reason
