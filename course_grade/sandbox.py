@@ -50,6 +50,8 @@ LOOPBACK_UP = (
     "import fcntl,socket,struct;"
     "fcntl.ioctl(socket.socket(),0x8914,struct.pack('16sh',b'lo',0x41))"  # SIOCSIFFLAGS: IFF_UP|IFF_RUNNING
 )
+"""Python that brings the new network namespace's loopback up, where iproute2's `ip` is not installed (an
+interpreter's start costs some 15 ms; `ip link set lo up`, about 1 ms, is used where it is)."""
 
 
 class SandboxUnavailable(RuntimeError):
@@ -161,9 +163,9 @@ def wrap(
         lines.append(f"exec {number}<{shlex.quote(str(path))}")
     for folder in cover:
         lines.append(f"mount -t tmpfs -o mode=0755,size=256m,nosuid,nodev tmpfs {shlex.quote(str(folder))}")
-    for shared in ("/tmp", "/dev/shm", "/var/tmp"):
-        if Path(shared) in cover:
-            lines.append(f"chmod 1777 {shared}")
+    shared = [folder for folder in ("/tmp", "/dev/shm", "/var/tmp") if Path(folder) in cover]
+    if shared:
+        lines.append(f"chmod 1777 {' '.join(shared)}")
     for number, (path, mode) in enumerate(shown, start=3):
         target = shlex.quote(str(path))
         lines.append(f"mkdir -p {target}")
@@ -180,7 +182,11 @@ def wrap(
                 target = shlex.quote(str(path))
                 empty = "tmpfs -o ro,mode=0555,size=4k,nosuid,nodev tmpfs"
                 lines.append(f"if [ -d {target} ]; then mount -t {empty} {target}; fi")
-    lines.append(f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(LOOPBACK_UP)}")
+    ip = shutil.which("ip")
+    if ip is not None:
+        lines.append(f"{shlex.quote(ip)} link set lo up")
+    else:
+        lines.append(f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(LOOPBACK_UP)}")
     lines.append(f"cd {shlex.quote(str(start))}")
     lines.append("export HOME=/tmp TMPDIR=/tmp")
     limits = [f"{name}={value}" for name, value in LIMITS.items()]

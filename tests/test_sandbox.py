@@ -77,7 +77,14 @@ def test_every_process_dies_with_the_command(tmp_path: Path) -> None:
     assert survivors == []
 
 
-def test_a_host_port_on_loopback_is_out_of_reach_and_its_own_loopback_works(tmp_path: Path) -> None:
+@pytest.mark.parametrize("iproute2", [True, False], ids=["with ip", "without ip"])
+def test_a_host_port_on_loopback_is_out_of_reach_and_its_own_loopback_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, iproute2: bool
+) -> None:
+    """The sandbox brings its own loopback up with iproute2's `ip` where installed, else with Python."""
+    if not iproute2:
+        which = sandbox.shutil.which
+        monkeypatch.setattr(sandbox.shutil, "which", lambda name: None if name == "ip" else which(name))
     with socket.create_server(("127.0.0.1", 0)) as listener:
         port = listener.getsockname()[1]
         code = (
