@@ -185,7 +185,12 @@ class Pool:
         process = self._context.Process(  # type: ignore[attr-defined]
             target=_serve, args=(there, log, core.core if core else None), daemon=True
         )
-        process.start()
+        try:
+            process.start()
+        except BaseException:
+            if core is not None:
+                core.release()
+            raise
         there.close()
         try:
             if here.poll(STARTUP_SECONDS) and here.recv() == READY:
