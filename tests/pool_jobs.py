@@ -63,11 +63,14 @@ class Held:
 
 @dataclass(frozen=True)
 class Pid:
-    """Answers with the process id of the worker that ran it."""
+    """Waits `seconds` (so that a worker busy with it leaves the next job to another), then answers with the
+    process id of the worker that ran it."""
 
+    seconds: float = 0.0
     assignment: str = "01_envelope"
 
     def run(self, settings: object) -> int:
+        time.sleep(self.seconds)
         return os.getpid()
 
     def failed(self, reason: str) -> str:

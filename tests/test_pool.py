@@ -53,6 +53,8 @@ def test_a_pool_started_ahead_grades_on_the_workers_it_started(tmp_path: Path) -
         pool.start()
         started = {child.pid for child in psutil.Process().children(recursive=True)}  # forked by its server
         results = set(
-            pool.run([Pid(), Pid(), Pid(), Pid()], Settings(Course.open(REPOSITORY_COURSE), tmp_path))
+            pool.run(
+                [Pid(0.5), Pid(0.5), Pid(0.5), Pid(0.5)], Settings(Course.open(REPOSITORY_COURSE), tmp_path)
+            )
         )  # type: ignore[list-item]
     assert len(results) == 2 and results <= started
