@@ -178,19 +178,24 @@ class Pool:
         )
 
     def _start(self) -> _Worker:
-        """Start one worker process and wait until it is ready to take jobs."""
-        here, there = self._context.Pipe()
-        log = self.logs / f"worker-{next(self._numbers)}.log"
+        """Start one worker process, on a core of its own where one is free, and wait until it is ready to take
+        jobs; the core is let go again if it cannot start."""
         core = claim()
-        process = self._context.Process(  # type: ignore[attr-defined]
-            target=_serve, args=(there, log, core.core if core else None), daemon=True
-        )
         try:
-            process.start()
+            return self._launch(core)
         except BaseException:
             if core is not None:
                 core.release()
             raise
+
+    def _launch(self, core: Claim | None) -> _Worker:
+        """Start one worker process bound to `core` and wait until it is ready; WorkerStartError if it is not."""
+        here, there = self._context.Pipe()
+        log = self.logs / f"worker-{next(self._numbers)}.log"
+        process = self._context.Process(  # type: ignore[attr-defined]
+            target=_serve, args=(there, log, core.core if core else None), daemon=True
+        )
+        process.start()
         there.close()
         try:
             if here.poll(STARTUP_SECONDS) and here.recv() == READY:
@@ -199,8 +204,6 @@ class Pool:
             pass
         _kill_tree(process.pid)
         process.join(timeout=5)
-        if core is not None:
-            core.release()
         problem = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
         raise WorkerStartError(
             f"a worker process could not start (exit status {process.exitcode}){': ' if problem else ''}"
