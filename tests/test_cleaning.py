@@ -8,12 +8,13 @@ from typing import Any
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook, new_output
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from nbgrader.utils import compute_checksum  # type: ignore[import-untyped]
 
 from course_grade.attacks import TRANSFORMER
 from course_grade.cleaning import clean, flags, source_hash
 from course_grade.course import REPOSITORY_COURSE
-from course_grade.gradebook import rescore
+from course_grade.gradebook import graded_cells, notebook_scores, rescore
 from course_grade.hardened import HideHiddenTests
 from course_grade.jobs import NotebookGrades, SubmissionGrades
 from course_grade.kernels import GradingKernelManager
@@ -80,6 +81,75 @@ def test_scores_come_from_the_notebook_with_the_gradebooks_points_not_from_the_w
     )
     [graded] = rescore(claimed, {"nb": notebook}, [definition]).notebooks
     assert graded.scores == {"t0": 2.0, "t1": 0.0, "t2": 0.0} and graded.late_penalty == 0.0
+
+
+def _graded_notebook_variants() -> list[tuple[str, bytes]]:
+    """Autograded notebooks of every shape the scores read: errors, stderr, partial credit, solutions with and
+    without an answer, sources stored as lines, a grade_id written twice, and cells that are not graded."""
+
+    def cell(grade_id: str, outputs: list[Any], source: Any = "assert f()", **nbgrader: Any) -> Any:
+        made = new_code_cell(source, outputs=outputs)
+        made.metadata["nbgrader"] = {"grade": True, "grade_id": grade_id, "points": 4, **nbgrader}
+        return made
+
+    unanswered = cell(
+        "s1", [], "def f():\n    # YOUR CODE HERE\n    raise NotImplementedError()", solution=True
+    )
+    unanswered.metadata.nbgrader["checksum"] = compute_checksum(unanswered)
+    answered = cell("s2", [], "x = 1", solution=True, checksum="0" * 32)
+    half = new_output("execute_result", data={"text/plain": "0.5"}, execution_count=1)
+    stderr = new_output("stream", name="stderr", text="careful\n")
+    error = new_output("error", ename="AssertionError", evalue="", traceback=["boom"])
+    notebook = new_notebook(cells=[
+        new_markdown_cell("# a title"), cell("t1", [error]), cell("t2", [stderr]), cell("t3", [half]),
+        cell("t4", []), unanswered, answered, cell("t1", []), new_code_cell("print(1)"),
+    ])  # fmt: skip
+    as_lines = json.loads(nbformat.writes(notebook))  # nbformat stores a source of several lines as a list
+    assert any(isinstance(found["source"], list) for found in as_lines["cells"])
+    as_strings = json.loads(nbformat.writes(notebook))
+    for found in as_strings["cells"]:
+        found["source"] = "".join(found["source"])
+    third = nbformat.v3.new_notebook(worksheets=[nbformat.v3.new_worksheet(cells=[
+        nbformat.v3.new_code_cell("assert f()", metadata={"nbgrader": {"grade": True, "grade_id": "t1", "points": 4}}),
+    ])])  # fmt: skip
+    return [
+        ("sources as lines", json.dumps(as_lines).encode()),
+        ("sources as strings", json.dumps(as_strings).encode()),
+        ("version 3", nbformat.writes(third, version=3).encode()),
+    ]
+
+
+@pytest.mark.parametrize(
+    "label, data", [pytest.param(label, data, id=label) for label, data in _graded_notebook_variants()]
+)
+def test_the_graded_cells_score_as_the_whole_notebook_read_by_nbformat(label: str, data: bytes) -> None:
+    definition = NotebookDefinition(
+        "nb", {"t1": 4.0, "t2": 4.0, "t3": 4.0, "t4": 4.0, "s1": 4.0, "s2": 4.0, "t9": 1.0}
+    )
+    whole = notebook_scores(nbformat.reads(data.decode(), as_version=4), definition)
+    assert notebook_scores(graded_cells(data, definition), definition) == whole
+    assert len(set(whole.values())) > 1, (
+        label
+    )  # the variants score differently, so equal scores mean something
+
+
+def test_graded_cells_keeps_only_the_graded_cells_of_the_course_notebooks() -> None:
+    for path in sorted((REPOSITORY_COURSE / "source").glob("*/*.ipynb")):
+        data = path.read_bytes()
+        notebook = nbformat.reads(data.decode(), as_version=4)
+        ids = {
+            cell.metadata.nbgrader.grade_id
+            for cell in notebook.cells
+            if cell.metadata.get("nbgrader", {}).get("grade")
+        }
+        definition = NotebookDefinition(path.stem, dict.fromkeys(ids, 1.0))
+        picked = graded_cells(data, definition)
+        assert [cell.metadata.nbgrader.grade_id for cell in picked.cells] == [
+            cell.metadata.nbgrader.grade_id
+            for cell in notebook.cells
+            if cell.metadata.get("nbgrader", {}).get("grade_id") in ids
+        ], path.name
+        assert notebook_scores(picked, definition) == notebook_scores(notebook, definition), path.name
 
 
 def test_feedback_keeps_no_hidden_test_nor_its_traceback() -> None:
