@@ -4,6 +4,7 @@
 
 - it has a PID namespace of its own: every process it starts dies when it ends, and it sees no other process;
 - it has a network namespace of its own with loopback only: no host port, no classmate's kernel, no network;
+  its connections take their local ports outside the range this machine's network hands out (`own_port_range`);
 - it sees the filesystem with the folders where other people's files live (/tmp, /work, /home, /root, /run,
   /dev/shm, /mnt, /srv, /media, /var/tmp and every `hidden` path) replaced by empty private folders, except
   `writable` (read-write, owned by the sandbox user) and this Python, its environment, `course_lib` and
@@ -52,6 +53,40 @@ LOOPBACK_UP = (
 )
 """Python that brings the new network namespace's loopback up, where iproute2's `ip` is not installed (an
 interpreter's start costs some 15 ms; `ip link set lo up`, about 1 ms, is used where it is)."""
+
+
+PORT_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+"""Where Linux keeps a network namespace's range of ephemeral ports (IPv4 and IPv6), as seen by the reader."""
+
+FEWEST_OWN_PORTS = 1024
+"""The fewest ephemeral ports the sandbox's network is given (else it keeps Linux's default range)."""
+
+
+def own_port_range(host: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The ephemeral ports of the sandbox's network: the widest range of unprivileged ports outside `host`, the
+    range of the network `wrap` is called in; None when `host` is unknown or leaves too few ports outside.
+
+    The trusted checks relay the grader's stand-ins into the sandbox (`course_grade.trusted.relay`): the
+    learner's process listens on its own loopback at each stand-in's port number, which the grader's network
+    chose from `host`. A connection inside the sandbox that held that number as its local port made the
+    listener fail, and every request to that stand-in with it (a correct 07 lost its points about once in 25
+    gradings). With the sandbox's connections taking ports outside `host`, the two never meet.
+    """
+    if host is None:
+        return None
+    low, high = host
+    below, above = (1024, low - 1), (high + 1, 65535)
+    widest = max(below, above, key=lambda span: span[1] - span[0])
+    return widest if widest[1] - widest[0] + 1 >= FEWEST_OWN_PORTS else None
+
+
+def host_port_range() -> tuple[int, int] | None:
+    """This network namespace's ephemeral port range, or None where it cannot be read."""
+    try:
+        low, high = (int(part) for part in PORT_RANGE.read_text().split())
+    except (OSError, ValueError):
+        return None
+    return (low, high) if 0 < low <= high <= 65535 else None
 
 
 class SandboxUnavailable(RuntimeError):
@@ -187,6 +222,9 @@ def wrap(
         lines.append(f"{shlex.quote(ip)} link set lo up")
     else:
         lines.append(f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(LOOPBACK_UP)}")
+    ports = own_port_range(host_port_range())
+    if ports is not None:  # best effort: a /proc/sys mounted read-only leaves Linux's default range
+        lines.append(f'{{ echo "{ports[0]} {ports[1]}" > {PORT_RANGE}; }} 2>/dev/null || true')
     lines.append(f"cd {shlex.quote(str(start))}")
     lines.append("export HOME=/tmp TMPDIR=/tmp")
     limits = [f"{name}={value}" for name, value in LIMITS.items()]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -94,6 +95,32 @@ def test_a_host_port_on_loopback_is_out_of_reach_and_its_own_loopback_works(
         )
         done = _run(tmp_path, code)
     assert "own loopback works" in done.stdout and "ConnectionRefusedError" in done.stderr
+
+
+def test_the_sandboxs_connections_never_take_a_port_this_machines_network_hands_out(tmp_path: Path) -> None:
+    """A stand-in of the grader gets a port from this network's range, and the trusted checks' relay listens
+    at that number inside the sandbox: no connection made there may hold it."""
+    host = sandbox.host_port_range()
+    assert host is not None
+    code = (
+        "import json, socket\nserver = socket.create_server(('127.0.0.1', 0))\nports = [server.getsockname()[1]]\n"
+        "for _ in range(300):\n    client = socket.create_connection(server.getsockname())\n"
+        "    ports.append(client.getsockname()[1])\n    server.accept()[0].close()\n    client.close()\n"
+        "print(json.dumps(ports))"
+    )
+    done = _run(tmp_path, code)
+    ports = json.loads(done.stdout)
+    assert len(set(ports)) > 100 and not [port for port in ports if host[0] <= port <= host[1]]
+
+
+@pytest.mark.parametrize(
+    "host, own",
+    [((32768, 60999), (1024, 32767)), ((1024, 61000), (61001, 65535)), ((1024, 65000), None), (None, None)],
+)
+def test_the_sandboxs_port_range_is_the_widest_outside_the_hosts(
+    host: tuple[int, int] | None, own: tuple[int, int] | None
+) -> None:
+    assert sandbox.own_port_range(host) == own
 
 
 def test_the_command_has_no_capability_and_cannot_see_other_processes(tmp_path: Path) -> None:
