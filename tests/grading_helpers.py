@@ -50,7 +50,10 @@ def course_grade(course: Path, *args: str, cwd: Path | None = None) -> Run:
 def nbgrader(course: Path, *args: str) -> None:
     """Run plain nbgrader on a course directory, as an instructor would without course-grade."""
     command = nbgrader_command(course, *args)
-    subprocess.run(command, cwd=course, env=nbgrader_environment(), check=True, capture_output=True)
+    done = subprocess.run(command, cwd=course, env=nbgrader_environment(), capture_output=True, text=True)
+    assert done.returncode == 0, (
+        f"nbgrader {' '.join(args)} exited with {done.returncode}:\n{done.stderr[-4000:]}"
+    )
 
 
 def sequential_scores(
