@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from typing import Any
 
@@ -106,7 +107,7 @@ def _graded_notebook_variants() -> list[tuple[str, bytes]]:
     ])  # fmt: skip
     as_lines = json.loads(nbformat.writes(notebook))  # nbformat stores a source of several lines as a list
     assert any(isinstance(found["source"], list) for found in as_lines["cells"])
-    as_strings = json.loads(nbformat.writes(notebook))
+    as_strings = copy.deepcopy(as_lines)
     for found in as_strings["cells"]:
         found["source"] = "".join(found["source"])
     third = nbformat.v3.new_notebook(worksheets=[nbformat.v3.new_worksheet(cells=[
@@ -128,9 +129,8 @@ def test_the_graded_cells_score_as_the_whole_notebook_read_by_nbformat(label: st
     )
     whole = notebook_scores(nbformat.reads(data.decode(), as_version=4), definition)
     assert notebook_scores(graded_cells(data, definition), definition) == whole
-    assert len(set(whole.values())) > 1, (
-        label
-    )  # the variants score differently, so equal scores mean something
+    # the variants score differently, so equal scores mean something
+    assert len(set(whole.values())) > 1, label
 
 
 def test_graded_cells_keeps_only_the_graded_cells_of_the_course_notebooks() -> None:
