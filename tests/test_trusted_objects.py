@@ -13,7 +13,7 @@ import pytest
 
 from course_grade.trusted import protocol
 from course_grade.trusted.codec import encode
-from course_grade.trusted.rpc import Endpoint, PeerFailure
+from course_grade.trusted.rpc import IDLE_THREADS, Endpoint, PeerFailure
 from course_grade.trusted.session import LearnerProcess
 from course_grade.trusted.static import static_class
 from tests.test_trusted_protocol import loaded
@@ -60,6 +60,33 @@ def test_trusted_threads_call_the_learner_at_once_and_each_gets_its_own_answer(t
         with ThreadPoolExecutor(200) as pool:
             answers = list(pool.map(lambda x: double(x, plus_one), range(200)))
         assert answers == [(x + 1) * 2 for x in range(200)]
+
+
+def test_a_thread_that_served_a_call_serves_later_ones(tmp_path: Path) -> None:
+    source = (
+        "import threading\nseen = threading.local()\n"
+        "def count():\n    seen.n = getattr(seen, 'n', 0) + 1\n    return seen.n"
+    )
+    with LearnerProcess(tmp_path) as process:
+        count = loaded(process, [source], ["count"])["count"]
+        with ThreadPoolExecutor(1) as pool:  # not the main thread: each call opens a new conversation
+            counts = [pool.submit(count).result() for _ in range(20)]
+        # a call may arrive before the thread that answered the last one is back in the pool (it then gets a
+        # new thread, which later calls reuse): most calls, not all, find a thread that served before
+        assert sum(1 for n in counts if n > 1) >= 10, counts
+
+
+def test_serving_threads_beyond_the_idle_limit_end_once_they_are_done(tmp_path: Path) -> None:
+    source = "import threading, time\ndef wait(fn):\n    fn()\n\ndef threads():\n    return threading.active_count()"
+    with LearnerProcess(tmp_path) as process:
+        names = loaded(process, [source], ["wait", "threads"])
+        together = threading.Barrier(3 * IDLE_THREADS, timeout=30)
+        with ThreadPoolExecutor(3 * IDLE_THREADS) as pool:
+            list(pool.map(lambda _: names["wait"](together.wait), range(3 * IDLE_THREADS)))
+        deadline = time.monotonic() + 10
+        while names["threads"]() > IDLE_THREADS + 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert names["threads"]() <= IDLE_THREADS + 3  # the idle ones, the main thread, the pipe's reader
 
 
 def test_a_callback_still_running_when_its_caller_gave_up_does_not_disturb_later_calls(

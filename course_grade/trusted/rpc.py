@@ -79,6 +79,9 @@ class Remote:
         return f"<learner's {self.__name__}>"
 
 
+IDLE_THREADS = 16
+"""How many serving threads wait idle for the other side's next conversation; more end when they finish."""
+
 MAX_CONVERSATIONS = 128
 """How many calls the learner may have open at once from threads of its own (the trusted side serves each on a
 thread); the learner's side serves the trusted side's threads without a limit (a pack may run many)."""
@@ -116,13 +119,17 @@ class Endpoint:
     """Held for each message sent (one message at a time on the pipe) and for the tables below."""
     owner: int = dataclasses.field(default_factory=threading.get_ident)
     """The main thread: its new conversations are served by the other side's main thread."""
-    main_queue: queue.Queue[dict[str, Any] | None] = dataclasses.field(default_factory=queue.Queue)
+    main_queue: queue.SimpleQueue[dict[str, Any] | None] = dataclasses.field(
+        default_factory=queue.SimpleQueue
+    )
     """New conversations of the other side's main thread, for this side's main thread (None: the pipe broke)."""
-    _waiting: dict[str, queue.Queue[dict[str, Any] | None]] = dataclasses.field(default_factory=dict)
+    _waiting: dict[str, queue.SimpleQueue[dict[str, Any] | None]] = dataclasses.field(default_factory=dict)
     _depth: dict[str, int] = dataclasses.field(default_factory=dict)
     _local: threading.local = dataclasses.field(default_factory=threading.local)
     _count: itertools.count[int] = dataclasses.field(default_factory=itertools.count)
     _served: int = 0
+    _idle: list[queue.SimpleQueue[dict[str, Any] | None]] = dataclasses.field(default_factory=list)
+    """The inboxes of the serving threads waiting for a new conversation."""
     _reader: threading.Thread | None = None
     _proxies: dict[tuple[str, int], object] = dataclasses.field(default_factory=dict)
 
@@ -209,7 +216,7 @@ class Endpoint:
                             )
                             return
                         self._served += 1
-                        threading.Thread(target=self._serve, args=(message,), daemon=True).start()
+                        self._hand_over(message)
                         continue
                     self.main_queue.put(message)
                     continue
@@ -220,14 +227,34 @@ class Endpoint:
         with self.lock:
             if self.broken is None:
                 self.broken = reason
-            for waiting in self._waiting.values():
+            for waiting in [*self._waiting.values(), *self._idle]:
                 waiting.put(None)
+            self._idle.clear()
             self.main_queue.put(None)
 
-    def _enter(self, conversation: str) -> queue.Queue[dict[str, Any] | None]:
+    def _hand_over(self, message: dict[str, Any]) -> None:
+        """Serve a new conversation on an idle serving thread, or a new one (call with the lock held)."""
+        if self._idle:
+            self._idle.pop().put(message)
+        else:
+            threading.Thread(target=self._serving, args=(message,), name="serving", daemon=True).start()
+
+    def _serving(self, message: dict[str, Any] | None) -> None:
+        """A serving thread: serve a conversation, then wait idle for the next one (starting a thread costs
+        more than a round trip, and a pack of many threads opens a conversation for each of its calls)."""
+        inbox: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        while message is not None:
+            self._serve(message)
+            with self.lock:
+                if self.broken is not None or len(self._idle) >= IDLE_THREADS:
+                    return
+                self._idle.append(inbox)
+            message = inbox.get()
+
+    def _enter(self, conversation: str) -> queue.SimpleQueue[dict[str, Any] | None]:
         """Take part in a conversation (its queue made on entry; call with the lock held)."""
         self._depth[conversation] = self._depth.get(conversation, 0) + 1
-        return self._waiting.setdefault(conversation, queue.Queue())
+        return self._waiting.setdefault(conversation, queue.SimpleQueue())
 
     def _leave(self, conversation: str) -> None:
         with self.lock:
@@ -282,7 +309,7 @@ class Endpoint:
         if self.broken is not None:
             raise PeerFailure(self.broken)
 
-    def _next(self, waiting: queue.Queue[dict[str, Any] | None]) -> dict[str, Any]:
+    def _next(self, waiting: queue.SimpleQueue[dict[str, Any] | None]) -> dict[str, Any]:
         """The next message of this thread's conversation, within the timeout and the deadline."""
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         if self.deadline is not None:
