@@ -14,9 +14,15 @@ from typing import Any
 import nbformat
 import pytest
 
-from course_grade.jobs import NotebookGrades
+from course_grade.jobs import NotebookGrades, SubmissionGrades
 from course_grade.trusted.coverage import UNVERIFIED_CELLS, UNVERIFIED_NOTEBOOKS, unverified
-from course_grade.trusted.grading import TAMPERING, reconcile
+from course_grade.trusted.grading import (
+    NOTHING_TO_WITHHOLD,
+    TAMPERING,
+    apply_verdicts,
+    reconcile,
+    trusted_verdicts,
+)
 from course_grade.trusted.runner import NotebookVerdict, check_notebook
 from course_grade.trusted.static import static_report
 from course_lib.checks import judge_own_work
@@ -162,6 +168,26 @@ def test_a_cell_without_a_trusted_verdict_keeps_nbgraders_score(monkeypatch: pyt
     verdict = verdicts("01_envelope", learner_version("01_envelope"))
     full = NotebookGrades("01_envelope", {cell.grade_id: 1.0 for cell in verdict.cells}, {})
     assert reconcile(full, verdict) == (full, []) and unverified("01_envelope", verdict.cells[0].grade_id)
+
+
+def test_a_notebook_nbgrader_gave_no_point_starts_no_learner_process(tmp_path: Path) -> None:
+    started: list[list[str]] = []
+    ids = [cell.grade_id for cell in verdicts("01_envelope", learner_version("01_envelope")).cells]
+    submitted = {"01_envelope": (LEARNERS / "01_envelope.ipynb").read_bytes()}
+
+    def judged(scores: dict[str, float | None]) -> tuple[SubmissionGrades, tuple[NotebookVerdict, ...]]:
+        grades = SubmissionGrades("s", "01_envelope", notebooks=(NotebookGrades("01_envelope", scores, {}),))
+        wrap = lambda argv: started.append(argv) or argv  # noqa: E731
+        return grades, trusted_verdicts(grades, SOURCE / "01_envelope", submitted, wrap, tmp_path)
+
+    nothing, (verdict,) = judged(dict.fromkeys(ids, 0.0) | {ids[0]: None})
+    assert not started and {cell.reason for cell in verdict.cells} == {NOTHING_TO_WITHHOLD}
+    assert apply_verdicts(nothing, (verdict,)) == (nothing, [])
+    one_point = NotebookGrades("01_envelope", dict.fromkeys(ids, 0.0) | {ids[-1]: 1.0}, {})
+    kept, notes = reconcile(one_point, verdict)  # a point found after all is withheld, not kept unchecked
+    assert kept.scores[ids[-1]] == 0.0 and [note.kind for note in notes] == [TAMPERING]
+    judged(dict.fromkeys(ids, 0.0) | {ids[-1]: 1.0})
+    assert started  # with a point to keep, the learner's process runs
 
 
 CAPSTONE_SAMPLE = ("budget", "chat_adapter", "ask_approver")

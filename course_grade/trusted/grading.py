@@ -4,7 +4,8 @@
 `apply_verdicts` applies them to the scores the parent recomputed from the returned notebooks, with the notes
 to show. A cell nbgrader passed and the trusted check failed scores 0 and
 is noted "possible tampering" for manual review (the trusted verdict wins); a cell nbgrader failed keeps its
-0 whatever the trusted check says. Cells without a trusted verdict (see `coverage`) keep nbgrader's score.
+0 whatever the trusted check says, so a notebook nbgrader gave no point is not checked at all. Cells without a
+trusted verdict (see `coverage`) keep nbgrader's score.
 """
 
 from __future__ import annotations
@@ -62,9 +63,13 @@ def trusted_verdicts(
     `submitted` maps notebook name -> the submitted file's bytes, read before nbgrader ran the learner's code;
     `cell_seconds` is how long one of the learner's cells may run (the course's nbgrader timeout); `path`, when
     given, is the learner process's whole module search path (a learners' library: `editions.library`).
+    A notebook nbgrader gave no point is not run (`nothing_to_withhold`).
     """
     verdicts = []
     for graded in grades.notebooks:
+        if not any(graded.scores.values()):
+            verdicts.append(nothing_to_withhold(graded))
+            continue
         try:
             instructor = json.loads((source / f"{graded.name}.ipynb").read_text(encoding="utf-8"))
             learner = json.loads(submitted[graded.name].decode("utf-8"))
@@ -86,6 +91,21 @@ def trusted_verdicts(
             )
         verdicts.append(verdict)
     return tuple(verdicts)
+
+
+NOTHING_TO_WITHHOLD = (
+    "not run: nbgrader gave this notebook no point, and the trusted checks only withhold points"
+)
+
+
+def nothing_to_withhold(graded: NotebookGrades) -> NotebookVerdict:
+    """The verdict of a notebook nbgrader gave no point (an untouched or empty submission, say): its trusted
+    checks could only take points away, so no learner process is started for it. Every cell is failed, so
+    that a point the parent finds in the returned notebook after all (which `rescore` recomputes) is
+    withheld for review rather than kept unchecked."""
+    return NotebookVerdict(
+        graded.name, tuple(CellVerdict(grade_id, False, NOTHING_TO_WITHHOLD) for grade_id in graded.scores)
+    )
 
 
 def apply_verdicts(
