@@ -1,6 +1,6 @@
 """Benchmark: how grading scales on Dask, and what a class of any size would cost.
 
-    .venv/bin/python benchmarks/grading_scale.py [--students 4] [--rounds 3] [ASSIGNMENT ...]
+    .venv/bin/python benchmarks/grading_scale.py [--students 8] [--rounds 2] [ASSIGNMENT ...]
 
 Builds the synthetic class of `benchmarks/grading_speed.py` (a quarter correct, a quarter with a published
 wrong answer, a quarter the untouched learner's version, a quarter broken), releases it into three scratch
@@ -16,6 +16,11 @@ already keeps more than one core busy: the CPU seconds of each run, all processe
 wall time, say how many), the cost of the local cluster against the pool (target at most 1.1x), and a
 projection computed from the measured cost per notebook: worker-hours for a class of L learners and N
 notebooks, and the wall time on W workers at the parallel efficiency measured here.
+The class is 8 students (56 notebooks) by default because every run also pays a fixed cost that no worker
+shares (about 4 s: importing nbgrader and Dask, starting the workers and their watchdogs, shutting down),
+which the 1-worker run pays as much as the 2-worker run: on a 4-student class it is some 7% of the 1-worker
+run and caps the ratio near 1.87x even with no contention at all (measured: 1.78x in three rounds, where the
+same code reads 1.84x on 8 students); a real class spreads it thinner still.
 Ratios, not timed assertions: machines here are shared.
 """
 
@@ -89,9 +94,9 @@ def main() -> int:
     """Build the class, grade it three ways, compare the grades, print the ratios and the projection."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("assignments", nargs="*", help="(default: every assignment of the course)")
-    parser.add_argument("--students", type=int, default=4)
+    parser.add_argument("--students", type=int, default=8)
     parser.add_argument(
-        "--rounds", type=int, default=3, help="turns of the three runs; each keeps its fastest"
+        "--rounds", type=int, default=2, help="turns of the three runs; each keeps its fastest"
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="grading-scale-") as scratch:
