@@ -2,9 +2,10 @@
 
 A job goes from the `course-grade` process to a pool's worker process (`course_grade.pool`), possibly
 through a Dask worker (`course_grade.cluster.task`), and its result comes back the same way. Only the
-process that runs a job needs nbgrader (`course_grade.workers`, imported by `run`); describing, passing and
+process that runs a job needs nbgrader (`course_grade.workers`); describing, passing and
 recording a job does not, so a Dask worker, which only hands jobs to its watchdog's child, never spends
-the second it takes to import nbgrader.
+the second it takes to import nbgrader. A job carries no code: the worker picks the function from the job's
+type (`course_grade.workers.run_job`), so this module imports nothing that runs a job.
 """
 
 from __future__ import annotations
@@ -135,12 +136,6 @@ class AutogradeJob:
     files: Mapping[str, str] = field(default_factory=dict)
     """relative path -> content hash of the submission when it was taken in (see `files.fingerprint`)."""
 
-    def run(self, settings: Settings) -> AutogradeResult:
-        """Autograde in a scratch course directory that is deleted afterwards."""
-        from course_grade.workers import autograde  # nbgrader, imported where a job runs (see above)
-
-        return autograde(self, settings)
-
     def failed(self, reason: str) -> AutogradeResult:
         """The result when the submission could not be graded at all: every notebook scores 0."""
         return AutogradeResult(
@@ -154,12 +149,6 @@ class FeedbackJob:
 
     student: str
     assignment: str
-
-    def run(self, settings: Settings) -> FeedbackResult:
-        """Run generate_feedback for this student only."""
-        from course_grade.workers import render_feedback  # nbgrader, imported where a job runs (see above)
-
-        return render_feedback(self, settings)
 
     def failed(self, reason: str) -> FeedbackResult:
         """The result when the worker could not render it."""
