@@ -8,7 +8,7 @@ import html
 from collections.abc import Iterable
 from pathlib import Path
 
-from course_grade.problems import KINDS, Note
+from course_grade.notes import KINDS, Note
 
 BEGIN, END = "<!-- course-grade notes -->", "<!-- /course-grade notes -->"
 ANCHOR = '<div class="container">'

@@ -37,8 +37,9 @@ from nbgrader.api import (  # type: ignore[import-untyped]
 from nbgrader.utils import determine_grade  # type: ignore[import-untyped]
 from sqlalchemy.orm import joinedload, selectinload
 
+from course_grade.cells import cell_grade_id
+from course_grade.intake.checks import NotebookDefinition
 from course_grade.jobs import NotebookGrades, SubmissionGrades
-from course_grade.problems import NotebookDefinition, cell_grade_id
 
 WRITER_LOCK = 0x636F_7572_7365_6762  # "coursegb"
 """The key of the PostgreSQL advisory lock every `course-grade` process takes before it writes."""

@@ -47,11 +47,11 @@ from nbgrader.converters import Autograde, GenerateFeedback, NbGraderException  
 from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[import-untyped]
 from traitlets import Bool, Float, Integer
 
+from course_grade.cells import cell_grade_id, visible
 from course_grade.cputime import WALL_FACTOR, CpuLimit, tree_cpu_seconds
 from course_grade.hidden import for_feedback
 from course_grade.kernels import GradingKernelManager
 from course_grade.notebooks import node
-from course_grade.problems import cell_grade_id, visible
 
 DIED = "the kernel died while running this cell (os._exit, a crash or too much memory)"
 NOT_RUN = "not run: the kernel died in an earlier cell"

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from course_grade.problems import visible
+from course_grade.cells import visible
 
 BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 MIN_REPEAT = 6

@@ -5,7 +5,7 @@
 writes `PACK/<student>/<assignment>/...` in nbgrader's submitted layout, one student per case, then
 `course-grade run PACK <assignment> --sandbox on` grades it. Every case states what its learner must get
 with the sandbox on: the score ("full", "zero", or "first": the points of the first exercise's tests, for
-cases that break only the second exercise) and the kinds of notes (see `course_grade.problems.KINDS`).
+cases that break only the second exercise) and the kinds of notes (see `course_grade.notes`).
 An attack (course_grade/attacks.py) scores what the same notebook scores without it. Without the sandbox
 some cases get other notes, and the attacks on classmates reach every grading run of the machine. The
 pack is built, never stored: nothing here is a binary blob.
@@ -40,11 +40,11 @@ from course_grade.attacks import (
     ZMQ_INJECTION,
     attack,
 )
+from course_grade.cells import cell_grade_id, is_test
 from course_grade.course import REPOSITORY_COURSE, Course
 from course_grade.editions.bundle import EditionError
 from course_grade.editions.library import for_assignment
 from course_grade.notebooks import node, read, write
-from course_grade.problems import cell_grade_id, is_test
 from course_grade.trusted.attacks import ROUTES, bypass, reference_module
 
 ODD_ID = "Zoë O'Brien, Jr. [2]*"

@@ -21,7 +21,7 @@ from traitlets.config import Config
 
 from course_grade.course import Course
 from course_grade.editions.library import GradingLibrary
-from course_grade.problems import Note
+from course_grade.notes import Note
 from course_grade.trusted.runner import NotebookVerdict
 
 

@@ -23,7 +23,6 @@ from nbgrader.api import Gradebook, MissingEntry  # type: ignore[import-untyped]
 from nbgrader.apps.api import NbGraderAPI  # type: ignore[import-untyped]
 
 from course_grade import sandbox
-from course_grade.cleaning import source_hash
 from course_grade.cluster.bundle import Bundle, source_files, submitted_files
 from course_grade.cluster.engine import LOCAL, Cluster
 from course_grade.costs import COSTS, Timings, expected, longest_first, read_costs, save_costs
@@ -32,7 +31,6 @@ from course_grade.editions.bundle import EditionError
 from course_grade.editions.library import GradingLibrary, for_assignment
 from course_grade.export import export_csv
 from course_grade.feedback import finish
-from course_grade.files import fingerprint, remove_tree
 from course_grade.gradebook import (
     build_template,
     definitions,
@@ -43,7 +41,19 @@ from course_grade.gradebook import (
     writer_lock,
     writing,
 )
-from course_grade.intake import Intake, take_in
+from course_grade.intake.checks import NotebookDefinition
+from course_grade.intake.cleaning import source_hash
+from course_grade.intake.files import fingerprint, remove_tree
+from course_grade.intake.resume import SUFFIX as MARK_SUFFIX
+from course_grade.intake.resume import (
+    course_version,
+    is_marked,
+    submission_mark,
+    uninterrupted,
+    unmark,
+    write_mark,
+)
+from course_grade.intake.submissions import Intake, take_in
 from course_grade.jobs import (
     AutogradeJob,
     AutogradeResult,
@@ -53,13 +63,11 @@ from course_grade.jobs import (
     pack_config,
 )
 from course_grade.notebooks import read
+from course_grade.notes import KINDS, REVIEW, Note, load_notes, save_notes
 from course_grade.pool import Pool
-from course_grade.problems import KINDS, REVIEW, Note, NotebookDefinition, load_notes, save_notes
 from course_grade.progress import Progress
 from course_grade.report.build import Written, write_report
 from course_grade.report.deadlines import assign_late_penalties, late_plugin
-from course_grade.resume import SUFFIX as MARK_SUFFIX
-from course_grade.resume import course_version, is_marked, submission_mark, uninterrupted, unmark, write_mark
 from course_grade.review.similarity import THRESHOLD as SIMILARITY_THRESHOLD
 from course_grade.review.similarity import review_class
 from course_grade.summary import Outcome
@@ -221,7 +229,7 @@ class Pipeline:
         """Take the submissions in, autograde them in parallel, record each in the gradebook as it arrives.
 
         A submission already recorded, unchanged, against the same course is skipped unless `regrade`
-        (`course_grade.resume`). Ctrl-C stops between two recordings (`Interrupted` says how far it got).
+        (`course_grade.intake.resume`). Ctrl-C stops between two recordings (`Interrupted` says how far it got).
         """
         self.prepare()
         intake: Intake = take_in(self.course, submissions, names)
@@ -373,7 +381,7 @@ class Pipeline:
         return self.course.root / NOTES / student / f"{assignment}.json"
 
     def mark_file(self, student: str, assignment: str) -> Path:
-        """Where the mark of a submission's last recording is kept (`course_grade.resume`)."""
+        """Where the mark of a submission's last recording is kept (`course_grade.intake.resume`)."""
         return self.course.root / NOTES / student / f"{assignment}{MARK_SUFFIX}"
 
     def feedback(self, names: list[str], pairs: list[tuple[str, str]] | None = None) -> int:

@@ -6,7 +6,7 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from course_grade.problems import KINDS, Note
+from course_grade.notes import KINDS, Note
 
 BANDS = ("0%", "1-49%", "50-89%", "90-99%", "100%")
 """Score bands, as shares of the maximum score."""

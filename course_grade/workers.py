@@ -34,9 +34,8 @@ from nbgrader.utils import capture_log, temp_attrs  # type: ignore[import-untype
 from traitlets.config import Config
 
 from course_grade import sandbox
-from course_grade.cleaning import clean, cleaning_note, flag_note, flags
 from course_grade.editions.library import lay_out, search_path
-from course_grade.files import changed, copy_regular_files, files_under, fingerprint, remove_tree
+from course_grade.execution import execution_notes
 from course_grade.gradebook import definitions, read_results
 from course_grade.hardened import (
     GuardedExecute,
@@ -44,6 +43,15 @@ from course_grade.hardened import (
     LiteralAutograde,
     LiteralGenerateFeedback,
     SafeOverwriteCells,
+)
+from course_grade.intake.checks import inspect_submission
+from course_grade.intake.cleaning import clean, cleaning_note, flag_note, flags
+from course_grade.intake.files import (
+    changed,
+    copy_regular_files,
+    files_under,
+    fingerprint,
+    remove_tree,
 )
 from course_grade.jobs import (
     READY,
@@ -56,7 +64,7 @@ from course_grade.jobs import (
     Settings,
     SubmissionGrades,
 )
-from course_grade.problems import Note, execution_notes, inspect_submission
+from course_grade.notes import Note
 from course_grade.trusted.grading import trusted_verdicts
 from course_grade.trusted.runner import NotebookVerdict
 from course_grade.trusted.session import Wrap, identity

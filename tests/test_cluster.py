@@ -33,7 +33,7 @@ from course_grade.course import Course
 from course_grade.gradebook import cell_scores
 from course_grade.hostile import write_pack
 from course_grade.notebooks import read, write
-from course_grade.problems import load_notes
+from course_grade.notes import load_notes
 from grading.build_notebooks import nbgrader_environment
 from tests.grading_helpers import COMMAND, Run, course_grade, fresh_course
 

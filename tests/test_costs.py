@@ -6,7 +6,7 @@ from pathlib import Path
 
 from course_grade.costs import Timings, expected, longest_first, read_costs, save_costs
 from course_grade.jobs import AutogradeJob, AutogradeResult, SubmissionGrades
-from course_grade.problems import Note
+from course_grade.notes import Note
 
 
 def _result(assignment: str, seconds: float, failed: bool = False) -> AutogradeResult:

@@ -18,13 +18,13 @@ from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell
 
 import course_lib
+from course_grade.cells import visible
 from course_grade.editions.bundle import LIBRARY, EditionError, plan
 from course_grade.editions.imports import closure, graph, modules
 from course_grade.editions.keys import BUILDS_ON, KEYS, unpublished, with_prerequisites
 from course_grade.hidden import hidden_lines
 from course_grade.kernels import IpcKernelManager
 from course_grade.notebooks import read
-from course_grade.problems import visible
 from course_grade.trusted.attacks import reference_module
 from grading.build_notebooks import assignments
 from grading.wrong_answers import published

@@ -14,6 +14,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
+from course_grade.cells import visible
 from course_grade.course import Course
 from course_grade.editions.bundle import EditionError
 from course_grade.editions.library import for_assignment, search_path
@@ -21,7 +22,7 @@ from course_grade.gradebook import cell_scores, scores
 from course_grade.hidden import hidden_lines
 from course_grade.kernels import KernelCommandError, without_site
 from course_grade.notebooks import read, write
-from course_grade.problems import load_notes, visible
+from course_grade.notes import load_notes
 from course_grade.trusted.runner import CellVerdict, NotebookVerdict
 from course_grade.workers import HIDDEN_FAILED, hidden_failures
 from grading.wrong_answers import published

@@ -7,12 +7,18 @@ import signal
 from pathlib import Path
 
 import pytest
+from course_grade.intake.files import fingerprint
+from course_grade.intake.resume import (
+    course_version,
+    is_marked,
+    submission_mark,
+    uninterrupted,
+    write_mark,
+)
 
 from course_grade.cluster.bundle import FOLDER_LINK, LINK, Bundle, lay_out, submitted_files
 from course_grade.cluster.engine import Cluster
 from course_grade.course import REPOSITORY_COURSE, Course, CourseError
-from course_grade.files import fingerprint
-from course_grade.resume import course_version, is_marked, submission_mark, uninterrupted, write_mark
 
 
 def test_ctrl_c_during_recording_is_raised_once_the_block_is_done() -> None:

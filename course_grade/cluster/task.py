@@ -22,7 +22,7 @@ from pathlib import Path
 
 from course_grade.cluster.bundle import Bundle, lay_out
 from course_grade.course import use_this_environment
-from course_grade.files import remove_tree
+from course_grade.intake.files import remove_tree
 from course_grade.jobs import AutogradeJob, AutogradeResult, Settings
 from course_grade.pool import Pool
 

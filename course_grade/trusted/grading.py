@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from course_grade.jobs import NotebookGrades, SubmissionGrades
-from course_grade.problems import Note
+from course_grade.notes import Note
 from course_grade.trusted.coverage import unverified
 from course_grade.trusted.runner import LEARNER_CELL_SECONDS, CellVerdict, NotebookVerdict, check_notebook
 from course_grade.trusted.session import Wrap, identity

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course_grade.course import Course, CourseError
-from course_grade.files import only_regular, replace
+from course_grade.intake.files import only_regular, replace
 
 MAX_STUDENT_ID = 128
 """nbgrader's gradebook stores student ids in a column of this many characters."""

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import FrameType
 
 from course_grade.course import CONFIG_FILE, Course
-from course_grade.files import fingerprint
+from course_grade.intake.files import fingerprint
 
 SUFFIX = ".graded"
 """A mark is `<course>/grading_notes/<student>/<assignment>.graded`."""

@@ -20,7 +20,8 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from course_grade.problems import Note, cell_grade_id
+from course_grade.cells import cell_grade_id
+from course_grade.notes import Note
 
 EXECUTION_TAGS = ("skip-execution",)
 """Tags that change which cells nbgrader runs: removed and reported."""
