@@ -3,8 +3,9 @@
 The expressions are built from the pieces every rule of Part A decides on: int and float literals (zero, huge,
 past the limit), bools, strings, complex numbers and None as constants, the four allowed operators and the
 refused ones (binary and unary), names, calls, brackets (some unbalanced), surrounding spaces, lengths on both
-sides of the limit; and values that are not strings at all. Both functions must return the same value of the same
-type, or raise ToolError with the same message (for a long expression: starting with the same words).
+sides of the limit; and values that are not strings at all (a `str` subclass among them). Both functions must
+return the same value of the same type, or raise ToolError with the same message (for a long expression: starting
+with the same words).
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ UNARY = ["-", "+", "- ", "~", "not "]
 TOO_LONG = "expression too long"
 
 
+class Text(str):
+    """A str subclass: not exactly a str, so refused like any other type."""
+
+
 @st.composite
 def expressions(draw: st.DrawFn, depth: int = 0) -> str:
     """An expression of literals, operators and brackets, sometimes a call or an attribute."""
@@ -79,7 +84,7 @@ def expressions(draw: st.DrawFn, depth: int = 0) -> str:
 def inputs(draw: st.DrawFn) -> Any:
     """An expression with spaces around it, repeated past the limit or cut, or a value that is not a string."""
     if not draw(st.integers(0, 9)):
-        return draw(st.sampled_from([42, 1.5, None, b"1 + 1", ["1"]]))
+        return draw(st.sampled_from([42, 1.5, None, b"1 + 1", ["1"], Text("1 + 1"), Text(" " * 101)]))
     text = (
         draw(st.sampled_from(["", " ", "  "])) + draw(expressions()) + draw(st.sampled_from(["", " ", "\n"]))
     )

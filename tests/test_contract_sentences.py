@@ -162,3 +162,42 @@ def test_the_correct_answer_the_wrong_ones_are_spliced_from_passes_its_tests(
     notebook = ending_at(with_cell_replaced(without_demos(instructor_notebook(name)), cell, code), tests)
     results = forked.results(notebook, GRADING / "source" / name)
     assert [test for test in tests if not results.get(test)] == []
+
+
+# ---- refusing everything, or returning the input, scores nothing --------------------------------------------
+
+SCORES_NOTHING = {
+    "refuses every": "an answer that refuses (or raises on) every input",
+    "returns its input unchanged": "an answer that hands back what it was given",
+}
+"""The two degenerate answers every audited part publishes, by the first words of their `why`."""
+DEGENERATE_AUDITED = [("06_security", "safe_arithmetic")]
+"""The parts whose every test cell also holds an accepted case (grading/AUTHORING.md, "Refusing cannot pass")."""
+
+
+def tests_of_part(notebook: nbformat.NotebookNode, cell: str) -> list[str]:
+    """The graded test cells after solution cell `cell`, up to the next solution cell."""
+    found: list[str] = []
+    inside = False
+    for meta in (c.metadata.get("nbgrader", {}) for c in notebook.cells if c.cell_type == "code"):
+        if meta.get("solution"):
+            inside = meta["grade_id"] == cell
+        elif inside and meta.get("grade"):
+            found.append(meta["grade_id"])
+    return found
+
+
+@pytest.mark.parametrize(
+    ("name", "cell"), DEGENERATE_AUDITED, ids=[f"{n}-{c}" for n, c in DEGENERATE_AUDITED]
+)
+@pytest.mark.parametrize("start", list(SCORES_NOTHING))
+def test_refusing_everything_or_returning_the_input_scores_nothing(name: str, cell: str, start: str) -> None:
+    """Each such answer is published and names every test cell of its part, so (tests/test_notebooks.py runs it)
+    it loses all of that part's points: every test cell that checks refusals also holds an accepted case."""
+    tests = tests_of_part(nbformat.read(GRADING / "source" / name / f"{name}.ipynb", as_version=4), cell)
+    answers = [answer for answer in published(name) if answer.cell == cell and answer.why.startswith(start)]
+    assert tests and answers, f"{name} {cell}: no published wrong answer is {SCORES_NOTHING[start]}"
+    for answer in answers:
+        assert [test for test in tests if test not in answer.fails] == [], (
+            f"{answer.why!r} keeps these points"
+        )

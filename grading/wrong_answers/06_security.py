@@ -12,10 +12,13 @@ POLICY = "policy"
 ALL_SAFE_TESTS = (
     "test_safe_arithmetic_allowed",
     "test_safe_arithmetic_operators",
+    "test_safe_arithmetic_unary_operators",
     "test_safe_arithmetic_no_code",
     "test_safe_arithmetic_never_eval",
     "test_safe_arithmetic_numbers_only",
-    "test_safe_arithmetic_limits",
+    "test_safe_arithmetic_not_a_string",
+    "test_safe_arithmetic_length",
+    "test_safe_arithmetic_magnitude",
     "test_safe_arithmetic_division",
     "test_safe_arithmetic_messages",
     "test_safe_arithmetic_as_a_tool",
@@ -29,6 +32,7 @@ S_STR = "if `expression` is not exactly a `str`"
 S_LONG = "raise a `ToolError` containing `expression too long`"
 S_STRIP = "stripping leading and trailing whitespace first"
 S_PARSE = "turn a `SyntaxError` or `ValueError` from parsing into"
+S_DEEP = "while parsing or walking"
 S_CONSTANT = "allowing an `ast.Constant` only if its value is exactly an `int` or a `float`"
 S_BINOP = "allow an `ast.BinOp` only with `Add`, `Sub`, `Mult` or `Div`"
 S_UNARY = "allow an `ast.UnaryOp` only with `UAdd` or `USub`"
@@ -87,6 +91,16 @@ def safe_arithmetic(expression):
     except RecursionError:
         raise ToolError("expression nested too deeply") from None
 '''
+
+# In _SAFE_OK, the check of an operator and then the computing of its operands (one wrong answer swaps them).
+_OPERATOR_CHECK = (
+    '            if op not in OPERATORS or (kind == "BinOp") != (op not in ("UAdd", "USub")):\n'
+    '                raise ToolError(f"operator not allowed: {op}")\n'
+)
+_OPERANDS = (
+    "            operands = [value(node.left), value(node.right)]"
+    ' if kind == "BinOp" else [value(node.operand)]\n'
+)
 
 # The sentences of Part B's contract (bullets of its "Your dictionary must" list) the wrong answers break.
 P_DICT = "be a plain `dict`"
@@ -196,7 +210,7 @@ WRONG_ANSWERS = [
             "test_safe_arithmetic_operators",
             "test_safe_arithmetic_no_code",
             "test_safe_arithmetic_numbers_only",
-            "test_safe_arithmetic_limits",
+            "test_safe_arithmetic_magnitude",
             "test_safe_arithmetic_messages",
             "test_safe_arithmetic_as_a_tool",
         ),
@@ -266,7 +280,7 @@ WRONG_ANSWERS = [
                 "",
             ),
         ),
-        ("test_safe_arithmetic_limits", "test_safe_arithmetic_messages", "test_safe_arithmetic_as_a_tool"),
+        ("test_safe_arithmetic_length", "test_safe_arithmetic_messages", "test_safe_arithmetic_as_a_tool"),
         breaks=S_LONG,
     ),
     WrongAnswer(
@@ -276,14 +290,14 @@ WRONG_ANSWERS = [
             _SAFE_OK,
             ("if len(expression) > MAX_EXPRESSION_CHARS:", "if len(expression) >= MAX_EXPRESSION_CHARS:"),
         ),
-        ("test_safe_arithmetic_limits", "test_safe_arithmetic_allowed"),
+        ("test_safe_arithmetic_length", "test_safe_arithmetic_allowed"),
         breaks=S_LONG,
     ),
     WrongAnswer(
         SAFE,
         "no magnitude check: 1e999 and 1e200 * 1e200 come back as inf",
         splice(_SAFE_OK, ("if not math.isfinite(number) or abs(number) > MAX_MAGNITUDE:", "if False:")),
-        ("test_safe_arithmetic_limits", "test_safe_arithmetic_messages"),
+        ("test_safe_arithmetic_magnitude", "test_safe_arithmetic_messages"),
         breaks=S_LARGE,
     ),
     WrongAnswer(
@@ -311,7 +325,7 @@ WRONG_ANSWERS = [
                 "",
             ),
         ),
-        ("test_safe_arithmetic_limits",),
+        ("test_safe_arithmetic_not_a_string",),
         breaks=S_STR,
     ),
     WrongAnswer(
@@ -415,14 +429,14 @@ WRONG_ANSWERS = [
     ),
     WrongAnswer(
         SAFE,
-        "refuses every expression: each test of Part A also has one it must compute",
+        "refuses every expression: each test of Part A also has one it must compute, so it scores nothing",
         'def safe_arithmetic(expression):\n    raise ToolError("refused")\n',
         ALL_SAFE_TESTS,
         breaks=S_RETURN,
     ),
     WrongAnswer(
         SAFE,
-        "returns the expression unchanged, as text",
+        "returns its input unchanged, as text: each test of Part A also has a value it must compute",
         "def safe_arithmetic(expression):\n    return expression\n",
         ALL_SAFE_TESTS,
         breaks=S_RETURN,
@@ -460,7 +474,116 @@ WRONG_ANSWERS = [
             ),
             ('op not in ("UAdd", "USub")', 'op not in ("UAdd", "USub", "Invert", "Not")'),
         ),
-        ("test_safe_arithmetic_operators",),
+        ("test_safe_arithmetic_unary_operators",),
         breaks=S_UNARY,
+    ),
+    # ---- Part A at its boundaries (issue 35) -------------------------------------------------------------------
+    WrongAnswer(
+        SAFE,
+        "isinstance(expression, str): a str subclass, whose strip() or len() may say anything, is taken as text",
+        splice(_SAFE_OK, ("if type(expression) is not str:", "if not isinstance(expression, str):")),
+        ("test_safe_arithmetic_not_a_string",),
+        breaks=S_STR,
+    ),
+    WrongAnswer(
+        SAFE,
+        "counts the length after strip(): 1 followed by 100 spaces is not too long",
+        splice(
+            _SAFE_OK,
+            (
+                "if len(expression) > MAX_EXPRESSION_CHARS:",
+                "if len(expression.strip()) > MAX_EXPRESSION_CHARS:",
+            ),
+        ),
+        ("test_safe_arithmetic_length",),
+        breaks=S_LONG,
+    ),
+    WrongAnswer(
+        SAFE,
+        "counts the length in UTF-8 bytes, not characters: a 100-character expression with accents is refused",
+        splice(
+            _SAFE_OK,
+            (
+                "if len(expression) > MAX_EXPRESSION_CHARS:",
+                'if len(expression.encode("utf-8")) > MAX_EXPRESSION_CHARS:',
+            ),
+        ),
+        ("test_safe_arithmetic_length",),
+        breaks=S_LONG,
+    ),
+    WrongAnswer(
+        SAFE,
+        "parses first and checks the length after: 101 brackets are a syntax error, not too long",
+        splice(
+            _SAFE_OK,
+            (
+                '    if len(expression) > MAX_EXPRESSION_CHARS:\n        raise ToolError("expression too long")\n',
+                "",
+            ),
+            (
+                '        root = ast.parse(expression.strip(), mode="eval").body\n',
+                '        root = ast.parse(expression.strip(), mode="eval").body\n'
+                "        if len(expression) > MAX_EXPRESSION_CHARS:\n"
+                '            raise ToolError("expression too long")\n',
+            ),
+        ),
+        ("test_safe_arithmetic_length",),
+        breaks=S_LONG,
+    ),
+    WrongAnswer(
+        SAFE,
+        "bounds only the final result: 1e300 * 10 / 100 passes through 1e301 and gives 1e299",
+        splice(
+            _SAFE_OK,
+            (
+                "                return limit(OPERATORS[op](*operands))",
+                "                return OPERATORS[op](*operands)",
+            ),
+            ("                return limit(node.value)", "                return node.value"),
+            ("        return value(root)\n", "        return limit(value(root))\n"),
+        ),
+        ("test_safe_arithmetic_magnitude",),
+        breaks=S_LARGE,
+    ),
+    WrongAnswer(
+        SAFE,
+        "bounds the results of operators but not literals: 1e999 is returned as inf",
+        splice(_SAFE_OK, ("                return limit(node.value)", "                return node.value")),
+        ("test_safe_arithmetic_magnitude",),
+        breaks=S_LARGE,
+    ),
+    WrongAnswer(
+        SAFE,
+        "computes the operands before looking at the operator: (1 / 0) ** 2 is a division by zero, not a refused Pow",
+        splice(
+            _SAFE_OK,
+            (_OPERATOR_CHECK + _OPERANDS, _OPERANDS + _OPERATOR_CHECK),
+        ),
+        ("test_safe_arithmetic_operators",),
+        breaks=S_BINOP,
+    ),
+    WrongAnswer(
+        SAFE,
+        "catches a RecursionError only around ast.parse: one from walking the tree escapes",
+        splice(
+            _SAFE_OK,
+            (
+                "    try:\n        return value(root)\n    except RecursionError:\n"
+                '        raise ToolError("expression nested too deeply") from None\n',
+                "    return value(root)\n",
+            ),
+        ),
+        ("test_safe_arithmetic_messages",),
+        breaks=S_DEEP,
+    ),
+    WrongAnswer(
+        SAFE,
+        "turns every literal into a float: 2 + 3 * 4 gives 14.0, not 14",
+        splice(
+            _SAFE_OK,
+            ("                return limit(node.value)", "                return limit(float(node.value))"),
+        ),
+        ("test_safe_arithmetic_allowed",),
+        breaks=S_RETURN,
     ),
 ]
