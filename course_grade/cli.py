@@ -25,8 +25,8 @@ from pathlib import Path
 
 from course_grade.cluster.engine import LOCAL
 from course_grade.course import REPOSITORY_COURSE, Course, CourseError, use_this_environment
-from course_grade.editions.bundle import EditionError, build, plan
 from course_grade.pipeline import EDITION, INSTRUCTOR, Pipeline, default_jobs
+from course_grade.release.bundle import EditionError, build, plan_edition
 from course_grade.report.build import PLATFORMS
 from course_grade.report.roster import RosterError, read_roster
 from course_grade.summary import render
@@ -158,7 +158,7 @@ def _bundle(course: Course, args: argparse.Namespace, names: list[str]) -> int:
         publish = course.published_keys()
     notebooks = course.root.parent / "notebooks"
     try:
-        edition = plan(names, publish, notebooks)
+        edition = plan_edition(names, publish, notebooks)
         build(args.out, edition, notebooks)
     except EditionError as error:
         print(f"course-grade bundle: {error}", file=sys.stderr)

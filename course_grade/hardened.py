@@ -20,7 +20,7 @@
 - `HideHiddenTests` (added to GenerateFeedback's preprocessors with `--hide-hidden-tests`): the autograded
   notebook holds the instructor's test cells whole, hidden tests included, and their outputs can show a
   hidden test's inputs and expected values; this shows "hidden test k of N failed" instead, keeps a visible
-  failure's message, and drops every output line repeating a hidden line (`course_grade.hidden`).
+  failure's message, and drops every output line repeating a hidden line (`course_grade.score.hidden`).
   Scores come from the gradebook: they do not change.
 - `LiteralAutograde`, `LiteralGenerateFeedback`: nbgrader globs inside the folder it matched, so a student
   id holding `[`, `*` or `?` matches no notebook; these escape that folder first.
@@ -49,9 +49,9 @@ from traitlets import Bool, Float, Integer
 
 from course_grade.cells import cell_grade_id, visible
 from course_grade.cputime import WALL_FACTOR, CpuLimit, tree_cpu_seconds
-from course_grade.hidden import for_feedback
 from course_grade.kernels import GradingKernelManager
 from course_grade.notebooks import node
+from course_grade.score.hidden import for_feedback
 
 DIED = "the kernel died while running this cell (os._exit, a crash or too much memory)"
 NOT_RUN = "not run: the kernel died in an earlier cell"
@@ -292,7 +292,7 @@ class SafeOverwriteCells(OverwriteCells):  # type: ignore[misc]
 
 
 class HideHiddenTests(Preprocessor):
-    """Show no hidden test in the notebook a feedback page renders: see `course_grade.hidden`."""
+    """Show no hidden test in the notebook a feedback page renders: see `course_grade.score.hidden`."""
 
     enabled = Bool(True)  # nbconvert's preprocessors are off unless told otherwise
 

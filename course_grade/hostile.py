@@ -42,10 +42,10 @@ from course_grade.attacks import (
 )
 from course_grade.cells import cell_grade_id, is_test
 from course_grade.course import REPOSITORY_COURSE, Course
-from course_grade.editions.bundle import EditionError
-from course_grade.editions.library import for_assignment
 from course_grade.notebooks import node, read, write
-from course_grade.trusted.attacks import ROUTES, bypass, reference_module
+from course_grade.release.bundle import EditionError
+from course_grade.release.library import for_assignment
+from course_grade.selftest.bypasses import ROUTES, bypass, reference_module
 
 ODD_ID = "Zoë O'Brien, Jr. [2]*"
 """A student id with spaces, accents, a quote, a comma and glob characters, all legal in a folder name."""

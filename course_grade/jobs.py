@@ -11,7 +11,6 @@ type (`course_grade.workers.run_job`), so this module imports nothing that runs 
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,9 +19,10 @@ from pathlib import Path
 from traitlets.config import Config
 
 from course_grade.course import Course
-from course_grade.editions.library import GradingLibrary
 from course_grade.notes import Note
-from course_grade.trusted.runner import NotebookVerdict
+from course_grade.release.library import GradingLibrary
+from course_grade.score.grades import SubmissionGrades
+from course_grade.score.trusted.runner import NotebookVerdict
 
 
 def pack_config(config: Config) -> bytes:
@@ -32,30 +32,6 @@ def pack_config(config: Config) -> bytes:
 
 READY = "ready"
 """What a worker says once it can take jobs."""
-
-
-@dataclass(frozen=True)
-class NotebookGrades:
-    """nbgrader's automatic results for one autograded notebook."""
-
-    name: str
-    """The notebook's name, without .ipynb."""
-    scores: Mapping[str, float | None]
-    """grade_id -> auto_score of every graded cell."""
-    comments: Mapping[str, str | None]
-    """grade_id -> auto_comment of every solution and task cell."""
-    late_penalty: float | None = None
-    """The late-submission penalty nbgrader's plugin assigned."""
-
-
-@dataclass(frozen=True)
-class SubmissionGrades:
-    """nbgrader's automatic results for one submitted assignment; notebooks absent here score 0."""
-
-    student: str
-    assignment: str
-    timestamp: datetime.datetime | None = None
-    notebooks: tuple[NotebookGrades, ...] = field(default=())
 
 
 @dataclass(frozen=True)
@@ -81,12 +57,12 @@ class Settings:
     hide_hidden_tests: bool = True
     """Feedback shows no hidden test (nor its traceback)."""
     trusted_checks: bool = True
-    """A cell keeps nbgrader's points only when `course_grade.trusted` agrees."""
+    """A cell keeps nbgrader's points only when `course_grade.score.trusted` agrees."""
     hidden: tuple[str, ...] = ()
     """More folders no learner's code may see (a Dask task adds the real course and scratch folders of the
     machine running `course-grade`, since it grades in a copy of the course)."""
     libraries: Mapping[str, GradingLibrary] = field(default_factory=dict)
-    """assignment -> the learners' library its submissions are graded against (`editions.library`): the
+    """assignment -> the learners' library its submissions are graded against (`release.library`): the
     kernel and the trusted checks' learner process see only it, and the hidden tests run on the trusted side
     alone. An assignment absent here is graded with the instructor's library in view."""
 

@@ -112,7 +112,7 @@ class GradingKernelManager(IpcKernelManager):
     library = List(
         Unicode(),
         help="The kernel's whole module search path when it is graded against a learners' library "
-        "(`course_grade.editions.library`): the kernel starts with `-S` and sees only these folders.",
+        "(`course_grade.release.library`): the kernel starts with `-S` and sees only these folders.",
     ).tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw: Any) -> Any:

@@ -27,20 +27,8 @@ from course_grade.cluster.bundle import Bundle, source_files, submitted_files
 from course_grade.cluster.engine import LOCAL, Cluster
 from course_grade.costs import COSTS, Timings, expected, longest_first, read_costs, save_costs
 from course_grade.course import Course, CourseError
-from course_grade.editions.bundle import EditionError
-from course_grade.editions.library import GradingLibrary, for_assignment
 from course_grade.export import export_csv
 from course_grade.feedback import finish
-from course_grade.gradebook import (
-    build_template,
-    definitions,
-    missing_assignments,
-    prepare,
-    record,
-    rescore,
-    writer_lock,
-    writing,
-)
 from course_grade.intake.checks import NotebookDefinition
 from course_grade.intake.cleaning import source_hash
 from course_grade.intake.files import fingerprint, remove_tree
@@ -66,12 +54,24 @@ from course_grade.notebooks import read
 from course_grade.notes import KINDS, REVIEW, Note, load_notes, save_notes
 from course_grade.pool import Pool
 from course_grade.progress import Progress
+from course_grade.release.bundle import EditionError
+from course_grade.release.library import GradingLibrary, for_assignment
 from course_grade.report.build import Written, write_report
-from course_grade.report.deadlines import assign_late_penalties, late_plugin
 from course_grade.review.similarity import THRESHOLD as SIMILARITY_THRESHOLD
 from course_grade.review.similarity import review_class
+from course_grade.score.gradebook import (
+    build_template,
+    definitions,
+    missing_assignments,
+    prepare,
+    record,
+    rescore,
+    writer_lock,
+    writing,
+)
+from course_grade.score.late import assign_late_penalties, late_plugin
+from course_grade.score.trusted.grading import apply_verdicts
 from course_grade.summary import Outcome
-from course_grade.trusted.grading import apply_verdicts
 from course_grade.workers import failure_reason
 
 POOL = "pool"

@@ -66,7 +66,7 @@ def own_port_range(host: tuple[int, int] | None) -> tuple[int, int] | None:
     """The ephemeral ports of the sandbox's network: the widest range of unprivileged ports outside `host`, the
     range of the network `wrap` is called in; None when `host` is unknown or leaves too few ports outside.
 
-    The trusted checks relay the grader's stand-ins into the sandbox (`course_grade.trusted.relay`): the
+    The trusted checks relay the grader's stand-ins into the sandbox (`course_grade.score.trusted.pipe.relay`): the
     learner's process listens on its own loopback at each stand-in's port number, which the grader's network
     chose from `host`. A connection inside the sandbox that held that number as its local port made the
     listener fail, and every request to that stand-in with it (a correct 07 lost its points about once in 25

@@ -34,9 +34,7 @@ from nbgrader.utils import capture_log, temp_attrs  # type: ignore[import-untype
 from traitlets.config import Config
 
 from course_grade import sandbox
-from course_grade.editions.library import lay_out, search_path
 from course_grade.execution import execution_notes
-from course_grade.gradebook import definitions, read_results
 from course_grade.hardened import (
     GuardedExecute,
     HideHiddenTests,
@@ -62,12 +60,14 @@ from course_grade.jobs import (
     Job,
     Result,
     Settings,
-    SubmissionGrades,
 )
 from course_grade.notes import Note
-from course_grade.trusted.grading import trusted_verdicts
-from course_grade.trusted.runner import NotebookVerdict
-from course_grade.trusted.session import Wrap, identity
+from course_grade.release.library import search_path, write_library
+from course_grade.score.gradebook import definitions, read_results
+from course_grade.score.grades import SubmissionGrades
+from course_grade.score.trusted.grading import trusted_verdicts
+from course_grade.score.trusted.runner import NotebookVerdict
+from course_grade.score.trusted.session import Wrap, identity
 
 HIDDEN_FAILED = "HiddenTestFailed"
 """The error a test cell shows when its hidden tests failed on the trusted side."""
@@ -145,7 +145,7 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     config.GradingKernelManager.runtime = str(scratch / "k")
     config.GradingKernelManager.hidden = [str(real.root), str(settings.scratch), *settings.hidden]
     library = settings.libraries.get(job.assignment) if settings.trusted_checks else None
-    search = search_path(lay_out(library, scratch / "library")) if library is not None else []
+    search = search_path(write_library(library, scratch / "library")) if library is not None else []
     config.GradingKernelManager.library = search
     config.SafeOverwriteCells.strip_hidden_tests = library is not None
     outcome = convert(LiteralAutograde, config, job.assignment, job.student)

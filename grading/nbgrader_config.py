@@ -5,7 +5,7 @@ import os
 from nbgrader.converters.generate_assignment import GenerateAssignment
 from nbgrader.preprocessors import ClearSolutions
 
-from course_grade.stubs import CODE_STUB, NamedStubs
+from course_grade.release.stubs import CODE_STUB, NamedStubs
 
 c = get_config()  # type: ignore[name-defined]  # noqa: F821  (nbgrader injects get_config)
 

@@ -10,8 +10,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_grade.gradebook import cell_scores
 from course_grade.pipeline import copy_course
+from course_grade.score.gradebook import cell_scores
 from grading.build_notebooks import GRADING, nbgrader_command, nbgrader_environment
 
 COMMAND = str(Path(sys.executable).parent / "course-grade")

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from course_grade.editions.bundle import LIBRARY
-from course_grade.editions.imports import closure, graph, modules
-from course_grade.editions.keys import KEYS
+from course_grade.release.bundle import LIBRARY
+from course_grade.release.imports import closure, graph, modules
+from course_grade.release.keys import KEYS
 from course_lib.arithmetic import safe_arithmetic
 from course_lib.calculator import recorded_arithmetic
 from course_lib.errors import ToolError

@@ -9,17 +9,17 @@ from typing import Any
 
 import nbformat
 import pytest
-from course_grade.intake.checks import NotebookDefinition
-from course_grade.intake.cleaning import clean, flags, source_hash
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from nbgrader.utils import compute_checksum  # type: ignore[import-untyped]
 
 from course_grade.attacks import TRANSFORMER
 from course_grade.course import REPOSITORY_COURSE
-from course_grade.gradebook import graded_cells, notebook_scores, rescore
 from course_grade.hardened import HideHiddenTests
-from course_grade.jobs import NotebookGrades, SubmissionGrades
+from course_grade.intake.checks import NotebookDefinition
+from course_grade.intake.cleaning import clean, flags, source_hash
 from course_grade.kernels import GradingKernelManager
+from course_grade.score.gradebook import graded_cells, notebook_scores, rescore
+from course_grade.score.grades import NotebookGrades, SubmissionGrades
 
 
 def _cell(source: str, grade_id: str = "", **nbgrader: Any) -> dict[str, Any]:

@@ -30,10 +30,10 @@ from nbformat.v4 import new_code_cell
 from nbgrader.api import Gradebook
 
 from course_grade.course import Course
-from course_grade.gradebook import cell_scores
 from course_grade.hostile import write_pack
 from course_grade.notebooks import read, write
 from course_grade.notes import load_notes
+from course_grade.score.gradebook import cell_scores
 from grading.build_notebooks import nbgrader_environment
 from tests.grading_helpers import COMMAND, Run, course_grade, fresh_course
 

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import psutil
 import pytest
-from course_grade.intake.files import fingerprint
 from nbformat.v4 import new_code_cell
 from nbgrader.api import Gradebook
 
@@ -32,10 +31,11 @@ from course_grade.attacks import MARKER
 from course_grade.cli import main
 from course_grade.costs import COSTS, read_costs
 from course_grade.course import Course
-from course_grade.gradebook import cell_scores, scores
 from course_grade.hostile import ODD_ID, Case, first_exercise_points, write_pack
+from course_grade.intake.files import fingerprint
 from course_grade.notebooks import read, write
 from course_grade.notes import KINDS, load_notes
+from course_grade.score.gradebook import cell_scores, scores
 from tests.grading_helpers import (
     BAD_ZIPS,
     Run,

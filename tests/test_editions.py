@@ -19,13 +19,13 @@ from nbformat.v4 import new_code_cell
 
 import course_lib
 from course_grade.cells import visible
-from course_grade.editions.bundle import LIBRARY, EditionError, plan
-from course_grade.editions.imports import closure, graph, modules
-from course_grade.editions.keys import BUILDS_ON, KEYS, unpublished, with_prerequisites
-from course_grade.hidden import hidden_lines
 from course_grade.kernels import IpcKernelManager
 from course_grade.notebooks import read
-from course_grade.trusted.attacks import reference_module
+from course_grade.release.bundle import LIBRARY, EditionError, plan_edition
+from course_grade.release.imports import closure, graph, modules
+from course_grade.release.keys import BUILDS_ON, KEYS, unpublished, with_prerequisites
+from course_grade.score.hidden import hidden_lines
+from course_grade.selftest.bypasses import reference_module
 from grading.build_notebooks import assignments
 from grading.wrong_answers import published
 from tests.grading_helpers import COMMAND, fresh_course
@@ -95,11 +95,11 @@ def test_the_capstones_infrastructure_imports_none_of_its_keys(module: str) -> N
 def test_the_bundle_refuses_a_notebook_that_needs_an_unpublished_key(tmp_path: Path) -> None:
     with pytest.raises(EditionError, match=r"02_dispatcher\.ipynb: `from course_lib import stock` needs "
                        r"course_lib\.stock \(the key of 02_dispatcher\)"):  # fmt: skip
-        plan(["02_dispatcher"], [], _importing_the_key(tmp_path / "notebooks"))
+        plan_edition(["02_dispatcher"], [], _importing_the_key(tmp_path / "notebooks"))
 
 
 def test_bundling_an_assignment_publishes_and_names_the_keys_it_builds_on() -> None:
-    edition = plan(["07_capstone"], ["07_capstone"], NOTEBOOKS)
+    edition = plan_edition(["07_capstone"], ["07_capstone"], NOTEBOOKS)
     assert "05_failures" in edition.published_keys and "05_failures" in " ".join(edition.notes)
     assert "course_lib.tools" in edition.library and "course_lib.arithmetic" not in edition.library
 

@@ -8,7 +8,7 @@ import pytest
 from nbgrader.api import Gradebook, MissingEntry  # type: ignore[import-untyped]
 
 from course_grade.course import Course
-from course_grade.gradebook import build_template, definitions
+from course_grade.score.gradebook import build_template, definitions
 from tests.grading_helpers import fresh_course, nbgrader
 
 

@@ -16,14 +16,14 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from course_grade.cells import visible
 from course_grade.course import Course
-from course_grade.editions.bundle import EditionError
-from course_grade.editions.library import for_assignment, search_path
-from course_grade.gradebook import cell_scores, scores
-from course_grade.hidden import hidden_lines
 from course_grade.kernels import KernelCommandError, without_site
 from course_grade.notebooks import read, write
 from course_grade.notes import load_notes
-from course_grade.trusted.runner import CellVerdict, NotebookVerdict
+from course_grade.release.bundle import EditionError
+from course_grade.release.library import for_assignment, search_path
+from course_grade.score.gradebook import cell_scores, scores
+from course_grade.score.hidden import hidden_lines
+from course_grade.score.trusted.runner import CellVerdict, NotebookVerdict
 from course_grade.workers import HIDDEN_FAILED, hidden_failures
 from grading.wrong_answers import published
 from tests.grading_helpers import Run, course_grade, fresh_course
@@ -171,7 +171,10 @@ def test_the_library_holds_no_key_of_the_assignment_until_it_is_published() -> N
     closed = for_assignment(ASSIGNMENT, [], notebooks)
     opened = for_assignment(ASSIGNMENT, [ASSIGNMENT], notebooks)
     assert "course_lib/envelope.py" not in closed.files and "course_lib/envelope.py" in opened.files
-    assert "course_lib/standin.py" in closed.files and "course_grade/trusted/learner.py" in closed.files
+    assert (
+        "course_lib/standin.py" in closed.files
+        and "course_grade/score/trusted/pipe/learner.py" in closed.files
+    )
     assert not any(name.startswith("grading/") for name in closed.files)
 
 

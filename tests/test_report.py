@@ -23,10 +23,10 @@ from traitlets.config import Config
 from course_grade.cli import main
 from course_grade.course import Course, use_this_environment
 from course_grade.report.build import write_report
-from course_grade.report.deadlines import assign_late_penalties, late_plugin
 from course_grade.report.failures import locate
 from course_grade.report.grades import read_grades
 from course_grade.report.roster import RosterError, read_roster
+from course_grade.score.late import assign_late_penalties, late_plugin
 from tests.report_helpers import parse
 
 if TYPE_CHECKING:

@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-from course_grade.editions.bundle import LIBRARY
-from course_grade.editions.imports import closure, graph, modules
-from course_grade.editions.keys import KEYS
+from course_grade.release.bundle import LIBRARY
+from course_grade.release.imports import closure, graph, modules
+from course_grade.release.keys import KEYS
 from course_lib.fixtures import load_fixture
 from course_lib.loops import LOOPS
 from course_lib.tools import check_args, run_tool_call

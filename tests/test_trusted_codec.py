@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from course_grade.trusted.codec import CHAIN_LISTS_PER_BYTE, CodecError, decode, encode
-from course_grade.trusted.rpc import PeerFailure
-from course_grade.trusted.session import LearnerProcess
+from course_grade.score.trusted.pipe.codec import CHAIN_LISTS_PER_BYTE, CodecError, decode, encode
+from course_grade.score.trusted.pipe.rpc import PeerFailure
+from course_grade.score.trusted.session import LearnerProcess
 from tests.trusted_fakes import NoRefs
 
 BYTES_PER_BYTE = 200

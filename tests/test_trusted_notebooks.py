@@ -14,17 +14,17 @@ from typing import Any
 import nbformat
 import pytest
 
-from course_grade.jobs import NotebookGrades, SubmissionGrades
-from course_grade.trusted.coverage import UNVERIFIED_CELLS, UNVERIFIED_NOTEBOOKS, unverified
-from course_grade.trusted.grading import (
+from course_grade.score.grades import NotebookGrades, SubmissionGrades
+from course_grade.score.trusted.coverage import UNVERIFIED_CELLS, UNVERIFIED_NOTEBOOKS, unverified
+from course_grade.score.trusted.grading import (
     NOTHING_TO_WITHHOLD,
     TAMPERING,
     apply_verdicts,
     reconcile,
     trusted_verdicts,
 )
-from course_grade.trusted.runner import NotebookVerdict, check_notebook
-from course_grade.trusted.static import static_report
+from course_grade.score.trusted.runner import NotebookVerdict, check_notebook
+from course_grade.score.trusted.static import static_report
 from course_lib.checks import judge_own_work
 from grading.wrong_answers import published
 from tests.notebook_runner import SOURCE, graded_results, instructor_notebook, with_cell_replaced

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from course_grade.trusted import protocol
-from course_grade.trusted.codec import encode
-from course_grade.trusted.rpc import IDLE_THREADS, Endpoint, PeerFailure
-from course_grade.trusted.session import LearnerProcess
-from course_grade.trusted.static import static_class
+from course_grade.score.trusted.pipe import protocol
+from course_grade.score.trusted.pipe.codec import encode
+from course_grade.score.trusted.pipe.rpc import IDLE_THREADS, Endpoint, PeerFailure
+from course_grade.score.trusted.session import LearnerProcess
+from course_grade.score.trusted.static import static_class
 from tests.test_trusted_protocol import loaded
 
 COUNTER = (

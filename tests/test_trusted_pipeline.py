@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from course_grade.course import Course
-from course_grade.gradebook import scores
 from course_grade.notebooks import read, write
 from course_grade.notes import load_notes
+from course_grade.score.gradebook import scores
 from tests.grading_helpers import Run, course_grade, csv_rows, fresh_course
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("course_grade")]

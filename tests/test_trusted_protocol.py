@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from course_grade.trusted import protocol, relay
-from course_grade.trusted.codec import Opaque, decode, encode
-from course_grade.trusted.rpc import Endpoint, LearnerError, PeerFailure, Remote
-from course_grade.trusted.session import LearnerProcess
+from course_grade.score.trusted.pipe import protocol, relay
+from course_grade.score.trusted.pipe.codec import Opaque, decode, encode
+from course_grade.score.trusted.pipe.rpc import Endpoint, LearnerError, PeerFailure, Remote
+from course_grade.score.trusted.session import LearnerProcess
 from course_lib.errors import EnvelopeError
 from course_lib.standin import StandIn
 from tests.trusted_fakes import NoRefs

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from course_grade.trusted.runner import _code_cells, _nbgrader, is_fixed, plan
+from course_grade.score.trusted.runner import _code_cells, _nbgrader, is_fixed, split_cells
 from tests.test_trusted_notebooks import COVERED, SOURCE, failed, learner_version, notebook, verdicts
 
 SHADOWS_01 = """
@@ -45,7 +45,7 @@ def first_solution(submitted: dict[str, Any]) -> str:
 
 def setup_names(name: str) -> list[str]:
     """The names the instructor's read-only cells define with def or =."""
-    from course_grade.trusted.runner import _defined
+    from course_grade.score.trusted.runner import _defined
 
     source = notebook(SOURCE / name / f"{name}.ipynb")
     return sorted(
@@ -76,7 +76,7 @@ def test_redefining_every_setup_name_in_a_solution_cell_earns_nothing(name: str)
 def test_the_graded_names_are_the_instructors_solution_names_only() -> None:
     source = notebook(SOURCE / "01_envelope" / "01_envelope.ipynb")
     submitted = with_first_solution(json.loads(json.dumps(source)), RETURNS_ITS_INPUT + SHADOWS_01)
-    assert plan(source, submitted).names == ["parse_envelope", "chat_message_to_envelopes"]
+    assert split_cells(source, submitted).names == ["parse_envelope", "chat_message_to_envelopes"]
 
 
 def test_imports_the_setup_also_makes_and_new_helpers_are_not_flagged() -> None:
@@ -85,11 +85,11 @@ def test_imports_the_setup_also_makes_and_new_helpers_are_not_flagged() -> None:
         "import json\nfrom course_lib.errors import EnvelopeError\nimport unicodedata\n\n"
         "LIMIT = 64\n\ndef _walk(value):\n    return value\n\n" + RETURNS_ITS_INPUT
     )
-    assert plan(source, with_first_solution(json.loads(json.dumps(source)), honest)).shadowing == []
+    assert split_cells(source, with_first_solution(json.loads(json.dumps(source)), honest)).shadowing == []
 
 
 def test_an_import_binding_an_instructors_name_to_something_else_is_flagged() -> None:
     source = notebook(SOURCE / "01_envelope" / "01_envelope.ipynb")
     sneaky = "from course_lib.envelope import parse_envelope as refusal\n\n" + RETURNS_ITS_INPUT
-    flags = plan(source, with_first_solution(json.loads(json.dumps(source)), sneaky)).shadowing
+    flags = split_cells(source, with_first_solution(json.loads(json.dumps(source)), sneaky)).shadowing
     assert len(flags) == 1 and "`refusal`" in flags[0] and "`parse_envelope`" in flags[0]

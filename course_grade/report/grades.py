@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from nbgrader.api import Gradebook  # type: ignore[import-untyped]
 
-from course_grade.report.deadlines import due
+from course_grade.score.late import due
 
 
 @dataclass(frozen=True)

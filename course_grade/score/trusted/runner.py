@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from course_grade.hidden import verdict_at
-from course_grade.trusted.coverage import unverified
-from course_grade.trusted.objects import RemoteClass, RemoteInstance
-from course_grade.trusted.rpc import PeerFailure, Remote
-from course_grade.trusted.session import CALL_SECONDS, LearnerProcess, Loaded, Wrap, identity
-from course_grade.trusted.static import parsed, static_class, static_report
+from course_grade.score.hidden import verdict_at
+from course_grade.score.trusted.coverage import unverified
+from course_grade.score.trusted.pipe.objects import RemoteClass, RemoteInstance
+from course_grade.score.trusted.pipe.rpc import PeerFailure, Remote
+from course_grade.score.trusted.session import CALL_SECONDS, LearnerProcess, Loaded, Wrap, identity
+from course_grade.score.trusted.static import parsed, static_class, static_report
 from course_lib.checks import Report, judge_own_work, own_work_report
 
 Notebook = dict[str, Any]
@@ -123,7 +123,7 @@ class Plan:
     """The instructor's example cells that define a name a test uses, run on the trusted side after binding."""
 
 
-def plan(source: Notebook, submitted: Notebook) -> Plan:
+def split_cells(source: Notebook, submitted: Notebook) -> Plan:
     """Split the two notebooks into the trusted side's cells and the learner's.
 
     The graded names come from the instructor's solution cells, never from the submission's: a submitted
@@ -314,7 +314,7 @@ def check_notebook(
     """Trusted verdicts of every test cell of the notebook `name` for one submission (`path`: the learner
     process's module search path when it is graded against a learners' library)."""
     start = time.perf_counter()
-    steps = plan(source, submitted)
+    steps = split_cells(source, submitted)
     with contextlib.ExitStack() as stack:
         if folder is None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="learner-")))

@@ -19,9 +19,9 @@ from types import TracebackType
 from typing import Any
 
 from course_grade.cputime import WALL_FACTOR
-from course_grade.trusted.codec import CodecError, decode
-from course_grade.trusted.relay import answer
-from course_grade.trusted.rpc import Endpoint, PeerFailure, Remote
+from course_grade.score.trusted.pipe.codec import CodecError, decode
+from course_grade.score.trusted.pipe.relay import answer
+from course_grade.score.trusted.pipe.rpc import Endpoint, PeerFailure, Remote
 
 Wrap = Callable[[list[str]], list[str]]
 """Turns the learner's command line into the one to run (the sandbox's `wrap`); the identity by default."""
@@ -29,7 +29,7 @@ Wrap = Callable[[list[str]], list[str]]
 LOAD_SECONDS = 60.0
 """How long the learner's process may take to start and import what it needs."""
 
-MODULE = "course_grade.trusted.learner"
+MODULE = "course_grade.score.trusted.pipe.learner"
 """The learner half of the trusted checks."""
 
 CALL_SECONDS = 30.0

@@ -23,8 +23,12 @@ rights (it cannot change a verdict, but it can touch files); cells of `coverage.
 keep nbgrader's score alone (none today); a learner class's own-work check reads its methods from the
 source and the learner's report, but not its methods' default values.
 
+In: a submission's autograded results and notebooks, and the instructor's source notebooks. Out: a verdict
+per test cell, which the parent applies to the scores it recomputes. The learner's side is `pipe/` (the
+pipe protocol and the learner half), the one part of `course_grade` a learners' library carries.
+
 The learner's process imports this package: keep it free of imports (nbgrader takes seconds to load).
-Public API: `course_grade.trusted.grading.trusted_verdicts` (the worker calls it) and `apply_verdicts`
+Public API: `course_grade.score.trusted.grading.trusted_verdicts` (the worker calls it) and `apply_verdicts`
 (the parent, after rescoring), `reconcile`,
-`course_grade.trusted.runner.check_notebook`, `course_grade.trusted.session.Wrap`.
+`course_grade.score.trusted.runner.check_notebook`, `course_grade.score.trusted.session.Wrap`.
 """

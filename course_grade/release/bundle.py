@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import course_lib
-from course_grade.editions import template
-from course_grade.editions.imports import closure, graph, modules, needs, notebook_code
-from course_grade.editions.keys import BUILDS_ON, KEYS, owners, unpublished, with_prerequisites
+from course_grade.release import template
+from course_grade.release.imports import closure, graph, modules, needs, notebook_code
+from course_grade.release.keys import BUILDS_ON, KEYS, owners, unpublished, with_prerequisites
 
 LIBRARY = Path(course_lib.__file__).resolve().parent
 """The instructor's library, every key included."""
@@ -47,7 +47,7 @@ class Edition:
     """What the instructor should know (the keys published because an assignment builds on them)."""
 
 
-def plan(assignments: Iterable[str], publish: Iterable[str], notebooks: Path) -> Edition:
+def plan_edition(assignments: Iterable[str], publish: Iterable[str], notebooks: Path) -> Edition:
     """The edition of `assignments` publishing the keys of `publish`; EditionError if a notebook needs one left out."""
     chosen = tuple(assignments)
     published = published_for(chosen, publish)

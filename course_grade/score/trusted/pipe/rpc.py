@@ -24,8 +24,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from course_grade.trusted import objects, protocol
-from course_grade.trusted.codec import CodecError, decode, encode
+from course_grade.score.trusted.pipe import objects, protocol
+from course_grade.score.trusted.pipe.codec import CodecError, decode, encode
 
 MAX_MESSAGES_PER_CALL = 100_000
 """How many messages (callbacks included) one call may exchange before it is refused."""

@@ -1,8 +1,8 @@
 """The learner's process: run the notebook's code, then answer the trusted side's calls over stdin/stdout.
 
-Started as `python -I -m course_grade.trusted.learner` (by `course_grade.trusted.session`), in a scratch
-folder, with a clean environment, possibly inside the sandbox. It keeps its stdin and stdout for the
-protocol and points the standard streams at /dev/null, so nothing the learner prints reaches the pipe.
+Started as `python -I -m course_grade.score.trusted.pipe.learner` (by `course_grade.score.trusted.session`),
+in a scratch folder, with a clean environment, possibly inside the sandbox. It keeps its stdin and stdout
+for the protocol and points the standard streams at /dev/null, so nothing the learner prints reaches the pipe.
 The first message loads the code cells; after that it answers calls of the graded names, own-work reports
 of them, and callbacks, until the pipe closes. Nothing here is trusted: the trusted side reads its answers
 as hostile data.
@@ -19,9 +19,9 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from course_grade.trusted import relay
-from course_grade.trusted.codec import encode
-from course_grade.trusted.rpc import Endpoint
+from course_grade.score.trusted.pipe import relay
+from course_grade.score.trusted.pipe.codec import encode
+from course_grade.score.trusted.pipe.rpc import Endpoint
 
 
 def _pipes() -> tuple[int, int]:

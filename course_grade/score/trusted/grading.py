@@ -15,11 +15,16 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from course_grade.jobs import NotebookGrades, SubmissionGrades
 from course_grade.notes import Note
-from course_grade.trusted.coverage import unverified
-from course_grade.trusted.runner import LEARNER_CELL_SECONDS, CellVerdict, NotebookVerdict, check_notebook
-from course_grade.trusted.session import Wrap, identity
+from course_grade.score.grades import NotebookGrades, SubmissionGrades
+from course_grade.score.trusted.coverage import unverified
+from course_grade.score.trusted.runner import (
+    LEARNER_CELL_SECONDS,
+    CellVerdict,
+    NotebookVerdict,
+    check_notebook,
+)
+from course_grade.score.trusted.session import Wrap, identity
 
 TAMPERING = "possible-tampering"
 """The note kind of a cell nbgrader passed and the trusted check failed."""
@@ -62,7 +67,7 @@ def trusted_verdicts(
 
     `submitted` maps notebook name -> the submitted file's bytes, read before nbgrader ran the learner's code;
     `cell_seconds` is how long one of the learner's cells may run (the course's nbgrader timeout); `path`, when
-    given, is the learner process's whole module search path (a learners' library: `editions.library`).
+    given, is the learner process's whole module search path (a learners' library: `release.library`).
     A notebook nbgrader gave no point is not run (`nothing_to_withhold`).
     """
     verdicts = []
