@@ -23,12 +23,12 @@ import sys
 import warnings
 from pathlib import Path
 
-from course_grade.cluster.engine import LOCAL
 from course_grade.course import REPOSITORY_COURSE, Course, CourseError, use_this_environment
 from course_grade.pipeline import EDITION, INSTRUCTOR, Pipeline, default_jobs
 from course_grade.release.bundle import EditionError, build, plan_edition
 from course_grade.report.build import PLATFORMS
 from course_grade.report.roster import RosterError, read_roster
+from course_grade.run.cluster.engine import LOCAL
 from course_grade.summary import render
 
 DEFAULT_SUBMISSION_TIMEOUT = 900

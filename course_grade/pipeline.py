@@ -1,7 +1,7 @@
 """The instructor's pipeline, step by step as nbgrader names them: release, autograde, feedback, export.
 
 This process is the only writer of the gradebook. It releases assignments and exports grades with
-nbgrader in-process; it autogrades on a Dask cluster (`course_grade.cluster`: local by default, or a
+nbgrader in-process; it autogrades on a Dask cluster (`course_grade.run.cluster`: local by default, or a
 scheduler's address), or on this machine's pool of worker processes (`--cluster pool`), and records each
 autograded submission in the gradebook as its result arrives; it renders feedback with that pool, since
 feedback reads the course directory and the gradebook, which only this machine has.
@@ -22,10 +22,6 @@ from types import TracebackType
 from nbgrader.api import Gradebook, MissingEntry  # type: ignore[import-untyped]
 from nbgrader.apps.api import NbGraderAPI  # type: ignore[import-untyped]
 
-from course_grade import sandbox
-from course_grade.cluster.bundle import Bundle, source_files, submitted_files
-from course_grade.cluster.engine import LOCAL, Cluster
-from course_grade.costs import COSTS, Timings, expected, longest_first, read_costs, save_costs
 from course_grade.course import Course, CourseError
 from course_grade.export import export_csv
 from course_grade.feedback import finish
@@ -42,7 +38,19 @@ from course_grade.intake.resume import (
     write_mark,
 )
 from course_grade.intake.submissions import Intake, take_in
-from course_grade.jobs import (
+from course_grade.notebooks import read
+from course_grade.notes import KINDS, REVIEW, Note, load_notes, save_notes
+from course_grade.progress import Progress
+from course_grade.release.bundle import EditionError
+from course_grade.release.library import GradingLibrary, for_assignment
+from course_grade.report.build import Written, write_report
+from course_grade.review.similarity import THRESHOLD as SIMILARITY_THRESHOLD
+from course_grade.review.similarity import review_class
+from course_grade.run import sandbox
+from course_grade.run.cluster.engine import LOCAL, Cluster
+from course_grade.run.cluster.payload import Payload, source_files, submitted_files
+from course_grade.run.costs import COSTS, Timings, expected, longest_first, read_costs, save_costs
+from course_grade.run.jobs import (
     AutogradeJob,
     AutogradeResult,
     FeedbackJob,
@@ -50,15 +58,8 @@ from course_grade.jobs import (
     Settings,
     pack_config,
 )
-from course_grade.notebooks import read
-from course_grade.notes import KINDS, REVIEW, Note, load_notes, save_notes
-from course_grade.pool import Pool
-from course_grade.progress import Progress
-from course_grade.release.bundle import EditionError
-from course_grade.release.library import GradingLibrary, for_assignment
-from course_grade.report.build import Written, write_report
-from course_grade.review.similarity import THRESHOLD as SIMILARITY_THRESHOLD
-from course_grade.review.similarity import review_class
+from course_grade.run.pool import Pool
+from course_grade.run.workers import failure_reason
 from course_grade.score.gradebook import (
     build_template,
     definitions,
@@ -72,7 +73,6 @@ from course_grade.score.gradebook import (
 from course_grade.score.late import assign_late_penalties, late_plugin
 from course_grade.score.trusted.grading import apply_verdicts
 from course_grade.summary import Outcome
-from course_grade.workers import failure_reason
 
 POOL = "pool"
 """`--cluster pool`: autograde on this machine's pool of worker processes, without Dask."""
@@ -311,9 +311,9 @@ class Pipeline:
             assignment: source_files(self.course, assignment) for assignment in {j.assignment for j in jobs}
         }
 
-        def bundle(job: AutogradeJob) -> Bundle:
+        def bundle(job: AutogradeJob) -> Payload:
             folder = self.course.folder("submitted", job.student, job.assignment)
-            return Bundle(sources[job.assignment], submitted_files(folder))
+            return Payload(sources[job.assignment], submitted_files(folder))
 
         yield from self.engine().run(jobs, settings, bundle)
 

@@ -23,8 +23,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from course_grade.kernels import IpcKernelManager
 from course_grade.pipeline import copy_course
+from course_grade.run.kernels import IpcKernelManager
 
 GRADING = Path(__file__).resolve().parent
 ROOT = GRADING.parent

@@ -9,7 +9,7 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
-from course_grade.kernels import IpcKernelManager
+from course_grade.run.kernels import IpcKernelManager
 
 SOURCE = Path(__file__).resolve().parent.parent / "grading" / "source"
 

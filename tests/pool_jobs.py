@@ -11,7 +11,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from course_grade.workers import RUNS
+from course_grade.run.workers import RUNS
 
 
 def hold(seconds: float) -> None:

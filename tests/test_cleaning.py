@@ -14,10 +14,10 @@ from nbgrader.utils import compute_checksum  # type: ignore[import-untyped]
 
 from course_grade.attacks import TRANSFORMER
 from course_grade.course import REPOSITORY_COURSE
-from course_grade.hardened import HideHiddenTests
 from course_grade.intake.checks import NotebookDefinition
 from course_grade.intake.cleaning import clean, flags, source_hash
-from course_grade.kernels import GradingKernelManager
+from course_grade.run.hardened import HideHiddenTests
+from course_grade.run.kernels import GradingKernelManager
 from course_grade.score.gradebook import graded_cells, notebook_scores, rescore
 from course_grade.score.grades import NotebookGrades, SubmissionGrades
 

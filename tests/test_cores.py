@@ -1,4 +1,4 @@
-"""One core per grading worker (`course_grade.cores`): claims, their release, and the pool's workers bound."""
+"""One core per grading worker (`course_grade.run.cores`): claims, their release, and the pool's workers bound."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from course_grade import cores
 from course_grade.course import REPOSITORY_COURSE, Course
-from course_grade.jobs import Settings
-from course_grade.pool import Pool
+from course_grade.run import cores
+from course_grade.run.jobs import Settings
+from course_grade.run.pool import Pool
 from tests.pool_jobs import Cores
 
 ALLOWED = sorted(os.sched_getaffinity(0))
@@ -40,7 +40,7 @@ def test_every_core_is_claimed_once_then_none_is_left(tmp_path: Path) -> None:
 def test_a_core_is_let_go_when_the_process_holding_it_is_killed(tmp_path: Path) -> None:
     folder = tmp_path / "claims"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from course_grade import cores; from pathlib import Path\n"
+        [sys.executable, "-c", "import sys, time; from course_grade.run import cores; from pathlib import Path\n"
          "held = []\nwhile (c := cores.claim(Path(sys.argv[1]))) is not None: held.append(c)\n"
          "print(len(held), flush=True); time.sleep(60)", str(folder)],
         stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parent.parent,

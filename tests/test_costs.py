@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from course_grade.costs import Timings, expected, longest_first, read_costs, save_costs
-from course_grade.jobs import AutogradeJob, AutogradeResult
 from course_grade.notes import Note
+from course_grade.run.costs import Timings, expected, longest_first, read_costs, save_costs
+from course_grade.run.jobs import AutogradeJob, AutogradeResult
 from course_grade.score.grades import SubmissionGrades
 
 

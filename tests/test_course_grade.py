@@ -29,12 +29,12 @@ from nbgrader.api import Gradebook
 import course_lib
 from course_grade.attacks import MARKER
 from course_grade.cli import main
-from course_grade.costs import COSTS, read_costs
 from course_grade.course import Course
 from course_grade.hostile import ODD_ID, Case, first_exercise_points, write_pack
 from course_grade.intake.files import fingerprint
 from course_grade.notebooks import read, write
 from course_grade.notes import KINDS, load_notes
+from course_grade.run.costs import COSTS, read_costs
 from course_grade.score.gradebook import cell_scores, scores
 from tests.grading_helpers import (
     BAD_ZIPS,

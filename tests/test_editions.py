@@ -19,11 +19,11 @@ from nbformat.v4 import new_code_cell
 
 import course_lib
 from course_grade.cells import visible
-from course_grade.kernels import IpcKernelManager
 from course_grade.notebooks import read
 from course_grade.release.bundle import LIBRARY, EditionError, plan_edition
 from course_grade.release.imports import closure, graph, modules
 from course_grade.release.keys import BUILDS_ON, KEYS, unpublished, with_prerequisites
+from course_grade.run.kernels import IpcKernelManager
 from course_grade.score.hidden import hidden_lines
 from course_grade.selftest.bypasses import reference_module
 from grading.build_notebooks import assignments

@@ -13,9 +13,9 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_notebook
 
 from course_grade.cells import cell_grade_id
-from course_grade.hardened import HideHiddenTests
-from course_grade.kernels import IpcKernelManager
 from course_grade.notebooks import read, write
+from course_grade.run.hardened import HideHiddenTests
+from course_grade.run.kernels import IpcKernelManager
 from course_grade.score.hidden import checks, hidden_lines
 from grading.wrong_answers import published
 from tests.grading_helpers import course_grade, fresh_course

@@ -16,15 +16,15 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from course_grade.cells import visible
 from course_grade.course import Course
-from course_grade.kernels import KernelCommandError, without_site
 from course_grade.notebooks import read, write
 from course_grade.notes import load_notes
 from course_grade.release.bundle import EditionError
 from course_grade.release.library import for_assignment, search_path
+from course_grade.run.kernels import KernelCommandError, without_site
+from course_grade.run.workers import HIDDEN_FAILED, hidden_failures
 from course_grade.score.gradebook import cell_scores, scores
 from course_grade.score.hidden import hidden_lines
 from course_grade.score.trusted.runner import CellVerdict, NotebookVerdict
-from course_grade.workers import HIDDEN_FAILED, hidden_failures
 from grading.wrong_answers import published
 from tests.grading_helpers import Run, course_grade, fresh_course
 

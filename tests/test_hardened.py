@@ -1,4 +1,4 @@
-"""course_grade.hardened's GuardedExecute on its own: kernel start-ups tried again, cell timeouts in CPU time."""
+"""course_grade.run.hardened's GuardedExecute on its own: kernel start-ups tried again, cell timeouts in CPU time."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_notebook
 
-from course_grade.hardened import GuardedExecute
+from course_grade.run.hardened import GuardedExecute
 
 FLAKY_KERNEL = """
 import os, sys

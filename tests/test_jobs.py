@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 from course_grade.course import REPOSITORY_COURSE, Course
-from course_grade.jobs import AutogradeJob, FeedbackJob, Settings, pack_config
+from course_grade.run.jobs import AutogradeJob, FeedbackJob, Settings, pack_config
 
 RECEIVE = """
 import pickle, sys
-import course_grade.cluster.task
+import course_grade.run.cluster.task
 job, settings, graded, rendered = pickle.loads(sys.stdin.buffer.read())
 print(job.student, settings.course.course_id, graded.notes[0].text, rendered.error,
       sorted(name for name in sys.modules if name.split(".")[0] == "nbgrader"))

@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from course_grade.kernels import IpcKernelManager
+from course_grade.run.kernels import IpcKernelManager
 
 
 def test_a_kernel_is_killed_at_shutdown_so_its_exit_handlers_never_run(tmp_path: Path) -> None:

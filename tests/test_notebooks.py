@@ -12,7 +12,7 @@ import pytest
 from nbclient import NotebookClient
 from nbgrader.api import Gradebook
 
-from course_grade.kernels import IpcKernelManager
+from course_grade.run.kernels import IpcKernelManager
 from grading.build_notebooks import (
     GRADING,
     LEARNERS,

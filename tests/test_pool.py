@@ -8,8 +8,8 @@ from pathlib import Path
 import psutil  # type: ignore[import-untyped]
 
 from course_grade.course import REPOSITORY_COURSE, Course
-from course_grade.jobs import AutogradeJob, Settings
-from course_grade.pool import Pool
+from course_grade.run.jobs import AutogradeJob, Settings
+from course_grade.run.pool import Pool
 from tests.pool_jobs import Held, Pid, Sleep, Spin
 
 

@@ -7,6 +7,8 @@ import signal
 from pathlib import Path
 
 import pytest
+
+from course_grade.course import REPOSITORY_COURSE, Course, CourseError
 from course_grade.intake.files import fingerprint
 from course_grade.intake.resume import (
     course_version,
@@ -15,10 +17,8 @@ from course_grade.intake.resume import (
     uninterrupted,
     write_mark,
 )
-
-from course_grade.cluster.bundle import FOLDER_LINK, LINK, Bundle, lay_out, submitted_files
-from course_grade.cluster.engine import Cluster
-from course_grade.course import REPOSITORY_COURSE, Course, CourseError
+from course_grade.run.cluster.engine import Cluster
+from course_grade.run.cluster.payload import FOLDER_LINK, LINK, Payload, submitted_files, unpack_payload
 
 
 def test_ctrl_c_during_recording_is_raised_once_the_block_is_done() -> None:
@@ -58,8 +58,8 @@ def test_a_bundle_is_laid_out_with_the_fingerprint_it_was_taken_with(tmp_path: P
     (folder / "folder-link").symlink_to(tmp_path, target_is_directory=True)
     files = submitted_files(folder)
     assert files["link"] == LINK and files["folder-link"] == FOLDER_LINK
-    course = lay_out(
-        Bundle({}, files), Course.open(REPOSITORY_COURSE), tmp_path / "copy", "ann", "01_envelope"
+    course = unpack_payload(
+        Payload({}, files), Course.open(REPOSITORY_COURSE), tmp_path / "copy", "ann", "01_envelope"
     )
     assert fingerprint(course.folder("submitted", "ann", "01_envelope")) == fingerprint(folder)
 

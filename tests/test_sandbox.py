@@ -1,4 +1,4 @@
-"""course_grade.sandbox on its own: what a command run by `wrap` can see, write, reach and leave behind."""
+"""course_grade.run.sandbox on its own: what a command run by `wrap` can see, write, reach and leave behind."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from course_grade import sandbox
 from course_grade.cli import main, parser
+from course_grade.run import sandbox
 from course_grade.summary import UNSANDBOXED, UNTRUSTED, Outcome, render
 
 pytestmark = pytest.mark.skipif(

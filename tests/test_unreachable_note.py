@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from course_grade.execution import execution_notes
+from course_grade.run.execution import execution_notes
 
 
 def graded(grade_id: str, ename: str, evalue: str) -> dict[str, Any]:

@@ -34,7 +34,7 @@ STDERR = "[this cell wrote to stderr, which fails it; not shown, since its hidde
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _FRAME = re.compile(r"(?:Cell In\[\d+\]|<ipython-input-[^>]*>|File <[^>]*>), line (\d+)")
 _SAFE_ERRORS = frozenset({"DeadKernelError", "KernelStoppedError"})
-"""Errors the grader itself writes into a cell (course_grade.hardened): their messages hold no test text."""
+"""Errors the grader itself writes into a cell (course_grade.run.hardened): their messages hold no test text."""
 
 
 def has_hidden(source: str) -> bool:

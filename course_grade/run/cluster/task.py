@@ -2,10 +2,10 @@
 
 Dask can neither stop a running task nor kill what it started, and a learner's kernel can kill the
 process that started it or outlive every timeout. So the task does not grade in the Dask worker itself:
-each worker thread keeps a one-slot `course_grade.pool.Pool`, the same watchdog the pool of a single
+each worker thread keeps a one-slot `course_grade.run.pool.Pool`, the same watchdog the pool of a single
 machine uses, whose child process grades the submission under the per-submission deadline and is killed
 with everything it started, and replaced, when the deadline passes or it dies. The child is started by
-`warm_up` when the worker joins, and only it imports nbgrader. The task lays the bundle out as a scratch
+`warm_up` when the worker joins, and only it imports nbgrader. The task lays the payload out as a scratch
 course on the worker (nothing assumes a shared filesystem), hides the real course and scratch folders of
 the `course-grade` machine from the kernel too (the local cluster runs beside them), and returns the
 result; the `course-grade` process records it.
@@ -20,24 +20,24 @@ import tempfile
 import threading
 from pathlib import Path
 
-from course_grade.cluster.bundle import Bundle, lay_out
 from course_grade.course import use_this_environment
 from course_grade.intake.files import remove_tree
-from course_grade.jobs import AutogradeJob, AutogradeResult, Settings
-from course_grade.pool import Pool
+from course_grade.run.cluster.payload import Payload, unpack_payload
+from course_grade.run.jobs import AutogradeJob, AutogradeResult, Settings
+from course_grade.run.pool import Pool
 
 _pools: dict[int, Pool] = {}
 """One watchdog pool per worker thread, kept between tasks (its child has imported nbgrader once)."""
 _lock = threading.Lock()
 
 
-def grade(job: AutogradeJob, settings: Settings, bundle: Bundle, deadline: float) -> AutogradeResult:
-    """Autograde one submission from its bundle in a watched child process and return the result (which
+def grade(job: AutogradeJob, settings: Settings, bundle: Payload, deadline: float) -> AutogradeResult:
+    """Autograde one submission from its payload in a watched child process and return the result (which
     says why when it could not be graded); raises only when no watchdog child can start."""
     use_this_environment()  # nbgrader and the kernels run from this interpreter's environment
     folder = Path(tempfile.mkdtemp(prefix="course-grade-task-"))
     try:
-        course = lay_out(bundle, settings.course, folder / "course", job.student, job.assignment)
+        course = unpack_payload(bundle, settings.course, folder / "course", job.student, job.assignment)
         scratch = folder / "scratch"
         scratch.mkdir()
         here = dataclasses.replace(

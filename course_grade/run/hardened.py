@@ -49,8 +49,8 @@ from traitlets import Bool, Float, Integer
 
 from course_grade.cells import cell_grade_id, visible
 from course_grade.cputime import WALL_FACTOR, CpuLimit, tree_cpu_seconds
-from course_grade.kernels import GradingKernelManager
 from course_grade.notebooks import node
+from course_grade.run.kernels import GradingKernelManager
 from course_grade.score.hidden import for_feedback
 
 DIED = "the kernel died while running this cell (os._exit, a crash or too much memory)"

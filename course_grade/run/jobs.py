@@ -1,11 +1,11 @@
 """The jobs a worker runs and what they return: plain data that travels from `course-grade` to a worker.
 
-A job goes from the `course-grade` process to a pool's worker process (`course_grade.pool`), possibly
-through a Dask worker (`course_grade.cluster.task`), and its result comes back the same way. Only the
-process that runs a job needs nbgrader (`course_grade.workers`); describing, passing and
+A job goes from the `course-grade` process to a pool's worker process (`course_grade.run.pool`), possibly
+through a Dask worker (`course_grade.run.cluster.task`), and its result comes back the same way. Only the
+process that runs a job needs nbgrader (`course_grade.run.workers`); describing, passing and
 recording a job does not, so a Dask worker, which only hands jobs to its watchdog's child, never spends
 the second it takes to import nbgrader. A job carries no code: the worker picks the function from the job's
-type (`course_grade.workers.run_job`), so this module imports nothing that runs a job.
+type (`course_grade.run.workers.run_job`), so this module imports nothing that runs a job.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Settings:
     """The course's nbgrader configuration, read once by the parent (a learner may have changed the file since),
     pickled by `pack_config`: it names nbgrader's classes, so only the process that runs a job unpacks it."""
     sandbox: bool = False
-    """Run every learner's kernel in `course_grade.sandbox`."""
+    """Run every learner's kernel in `course_grade.run.sandbox`."""
     known: frozenset[str] = frozenset()
     """Source hashes of every cell of the course's source and release notebooks: not flagged."""
     hide_hidden_tests: bool = True

@@ -6,7 +6,7 @@ driven by a thread of this process that sends it one job, waits for its answer w
 timeout kills the worker with everything it started, answers the job with a failure saying
 why, and starts a fresh worker for the next job. Results come back to the calling thread one at a time,
 in the order they finish, so that the caller is the only one that ever records them. Each worker runs on
-a core of its own where one is free (`course_grade.cores`), with everything it starts, and a job is sent
+a core of its own where one is free (`course_grade.run.cores`), with everything it starts, and a job is sent
 the settings of its own assignment only (`Settings.for_assignment`).
 """
 
@@ -29,10 +29,10 @@ from types import TracebackType
 
 import psutil  # type: ignore[import-untyped]
 
-from course_grade.cores import Claim, bind, claim
 from course_grade.course import CourseError
 from course_grade.cputime import WALL_FACTOR, CpuLimit, tree_cpu_seconds
-from course_grade.jobs import READY, Job, Result, Settings
+from course_grade.run.cores import Claim, bind, claim
+from course_grade.run.jobs import READY, Job, Result, Settings
 
 STARTUP_SECONDS = 300
 """How long a new worker may take to import nbgrader and report ready (a loaded machine is slow)."""
@@ -49,7 +49,7 @@ class _Worker:
     process: BaseProcess
     connection: Connection
     claim: Claim | None = None
-    """The core the worker runs on, held until it is stopped (`course_grade.cores`)."""
+    """The core the worker runs on, held until it is stopped (`course_grade.run.cores`)."""
 
 
 class Pool:
@@ -226,11 +226,11 @@ class Pool:
 
 
 def _serve(connection: Connection, log: Path, core: int | None) -> None:
-    """A worker process's life (`course_grade.workers.serve`), bound to its core before it starts anything:
+    """A worker process's life (`course_grade.run.workers.serve`), bound to its core before it starts anything:
     nbgrader is imported here, in the worker (the fork server has it already), not in the process that starts
     workers, which may be a Dask worker."""
     bind(core)
-    from course_grade.workers import serve
+    from course_grade.run.workers import serve
 
     serve(connection, log)
 
@@ -258,7 +258,7 @@ def _context() -> multiprocessing.context.BaseContext:
     """Fork workers from a server that imported nbgrader once (fast, thread-safe); spawn where there is none."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["course_grade.workers"])
+        context.set_forkserver_preload(["course_grade.run.workers"])
         return context
     return multiprocessing.get_context("spawn")
 

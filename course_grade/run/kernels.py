@@ -9,7 +9,7 @@ nbgrader sets `NBGRADER_EXECUTION=autograde` in the grader's environment while i
 that the kernel inherits it; a submission can test it to behave one way for its learner and another for
 the grader. `GradingKernelManager` gives the kernel only an allow-list of the grader's environment: not
 that marker, and no API key or token a submission could print into its feedback. With `sandboxed`, the kernel
-runs inside `course_grade.sandbox` (its own PID and network namespaces, its notebook's folder the only one
+runs inside `course_grade.run.sandbox` (its own PID and network namespaces, its notebook's folder the only one
 it can write), its socket folder is the job's own `runtime`, and no connection file is anywhere another
 kernel can read. Interrupts and kills reach it as they reach any kernel: jupyter_client signals its
 process group.
@@ -27,7 +27,7 @@ from typing import Any
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, List, Unicode
 
-from course_grade import sandbox
+from course_grade.run import sandbox
 
 KEPT = frozenset({
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "VIRTUAL_ENV",
@@ -107,7 +107,7 @@ class IpcKernelManager(AsyncKernelManager):
 class GradingKernelManager(IpcKernelManager):
     """A kernel manager that starts the kernel without nbgrader's marker, optionally in the sandbox."""
 
-    sandboxed = Bool(False, help="Run the kernel in course_grade.sandbox.").tag(config=True)
+    sandboxed = Bool(False, help="Run the kernel in course_grade.run.sandbox.").tag(config=True)
     hidden = List(Unicode(), help="More folders the sandboxed kernel must not see.").tag(config=True)
     library = List(
         Unicode(),

@@ -28,7 +28,7 @@ SPECIAL = "special"
 
 
 @dataclass(frozen=True)
-class Bundle:
+class Payload:
     """One submission's files and its assignment's course files, by relative path."""
 
     source: Mapping[str, bytes] = field(default_factory=dict)
@@ -77,9 +77,9 @@ def submitted_files(folder: Path) -> dict[str, bytes | str]:
     return found
 
 
-def lay_out(bundle: Bundle, course: Course, root: Path, student: str, assignment: str) -> Course:
-    """Write a bundle as a copy of `course` at `root` holding only this assignment and this submission."""
-    for relative, data in bundle.source.items():
+def unpack_payload(payload: Payload, course: Course, root: Path, student: str, assignment: str) -> Course:
+    """Write a payload as a copy of `course` at `root` holding only this assignment and this submission."""
+    for relative, data in payload.source.items():
         target = root / "source" / assignment / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
@@ -88,7 +88,7 @@ def lay_out(bundle: Bundle, course: Course, root: Path, student: str, assignment
     submitted.mkdir(parents=True, exist_ok=True)
     empty = root / "empty"
     empty.mkdir(exist_ok=True)
-    for relative, entry in bundle.submitted.items():
+    for relative, entry in payload.submitted.items():
         target = submitted / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(entry, bytes):

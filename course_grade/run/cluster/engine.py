@@ -3,7 +3,7 @@
 `Cluster("local", jobs, deadline)` starts a `LocalCluster` of `jobs` single-threaded worker processes
 on this machine (loopback only, no dashboard); `Cluster("tcp://HOST:PORT", ...)` connects to a running
 `dask scheduler` whose workers (`dask worker tcp://HOST:PORT`) may be on other machines. `run` submits
-the submissions a few at a time (each task carries its bundle: see `course_grade.cluster.bundle`) and
+the submissions a few at a time (each task carries its payload: see `course_grade.run.cluster.payload`) and
 yields each result as it finishes, in the calling thread, which alone records them.
 
 Faults, as the engine reports them:
@@ -11,10 +11,10 @@ Faults, as the engine reports them:
   to another worker, and after `allowed-failures` such deaths (the scheduler's setting; 1 on the local
   cluster) the task ends in `KilledWorker` and the submission is failed "killed its grading worker";
 - the scheduler lost: every future is cancelled at once and `run` raises `SchedulerLost`; what was
-  recorded stays recorded, and running again grades the rest (see `course_grade.cluster.resume`);
+  recorded stays recorded, and running again grades the rest (see `course_grade.intake.resume`);
 - no worker at all for `NO_WORKERS_SECONDS`: `NoWorkers`, rather than waiting for ever;
 - a job that cannot be pickled: failed with its reason, the others go on.
-The per-submission deadline is the watchdog's inside each task (`course_grade.cluster.task`).
+The per-submission deadline is the watchdog's inside each task (`course_grade.run.cluster.task`).
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from distributed import Client, Future, LocalCluster, fire_and_forget, wait
 from distributed.client import FuturesCancelledError
 from distributed.scheduler import KilledWorker
 
-from course_grade.cluster.bundle import Bundle
-from course_grade.cluster.task import grade, warm_up
 from course_grade.course import CourseError
-from course_grade.jobs import AutogradeJob, AutogradeResult, Settings
+from course_grade.run.cluster.payload import Payload
+from course_grade.run.cluster.task import grade, warm_up
+from course_grade.run.jobs import AutogradeJob, AutogradeResult, Settings
 
 LOCAL = "local"
 """`--cluster local`: a cluster of worker processes on this machine."""
@@ -146,7 +146,7 @@ class Cluster:
         return sum(int(worker.get("nthreads", 1)) for worker in workers.values())
 
     def run(
-        self, jobs: Sequence[AutogradeJob], settings: Settings, bundle: Callable[[AutogradeJob], Bundle]
+        self, jobs: Sequence[AutogradeJob], settings: Settings, bundle: Callable[[AutogradeJob], Payload]
     ) -> Iterator[AutogradeResult]:
         """Grade every job on the cluster; yield each result as it finishes, in this thread."""
         waiting = deque(jobs)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from course_grade.jobs import AutogradeJob, AutogradeResult
+from course_grade.run.jobs import AutogradeJob, AutogradeResult
 
 COSTS = ".costs.json"
 """The file, under the course's grading notes, of each assignment's measured cost."""

@@ -1,7 +1,7 @@
 """How an autograded notebook ran, as notes: timeouts, a dead kernel, exits, stderr, truncated output.
 
 After nbgrader has run a submission, its autograded notebook holds each cell's outputs: the errors the
-grader wrote into a cell (`course_grade.hardened`) and the kernel's own say what went wrong, for the summary
+grader wrote into a cell (`course_grade.run.hardened`) and the kernel's own say what went wrong, for the summary
 and the learner's feedback.
 """
 

@@ -4,11 +4,11 @@
 the one submission, a copy of the template gradebook outside it), checks, cleans and flags the
 submission, runs nbgrader's own autograde there through its Python API, and returns the grades, the
 autograded notebooks and the notes. The learner's kernel runs in that scratch copy only, and with the
-sandbox on it sees nothing but its notebook's folder (see `course_grade.kernels`); whatever it writes is
+sandbox on it sees nothing but its notebook's folder (see `course_grade.run.kernels`); whatever it writes is
 discarded with it. The parent recomputes the scores from the returned notebooks: nothing the kernel could
 reach decides them. `render_feedback` runs nbgrader's generate_feedback for one student in the real course,
 reading the gradebook (no worker writes to it). The configuration comes with the job, read once by the parent.
-The jobs themselves, and what they return, are plain data in `course_grade.jobs`.
+The jobs themselves, and what they return, are plain data in `course_grade.run.jobs`.
 """
 
 from __future__ import annotations
@@ -33,15 +33,6 @@ from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[impor
 from nbgrader.utils import capture_log, temp_attrs  # type: ignore[import-untyped]
 from traitlets.config import Config
 
-from course_grade import sandbox
-from course_grade.execution import execution_notes
-from course_grade.hardened import (
-    GuardedExecute,
-    HideHiddenTests,
-    LiteralAutograde,
-    LiteralGenerateFeedback,
-    SafeOverwriteCells,
-)
 from course_grade.intake.checks import inspect_submission
 from course_grade.intake.cleaning import clean, cleaning_note, flag_note, flags
 from course_grade.intake.files import (
@@ -51,7 +42,18 @@ from course_grade.intake.files import (
     fingerprint,
     remove_tree,
 )
-from course_grade.jobs import (
+from course_grade.notes import Note
+from course_grade.release.library import search_path, write_library
+from course_grade.run import sandbox
+from course_grade.run.execution import execution_notes
+from course_grade.run.hardened import (
+    GuardedExecute,
+    HideHiddenTests,
+    LiteralAutograde,
+    LiteralGenerateFeedback,
+    SafeOverwriteCells,
+)
+from course_grade.run.jobs import (
     READY,
     AutogradeJob,
     AutogradeResult,
@@ -61,8 +63,6 @@ from course_grade.jobs import (
     Result,
     Settings,
 )
-from course_grade.notes import Note
-from course_grade.release.library import search_path, write_library
 from course_grade.score.gradebook import definitions, read_results
 from course_grade.score.grades import SubmissionGrades
 from course_grade.score.trusted.grading import trusted_verdicts
@@ -209,7 +209,7 @@ def _trusted_wrap(settings: Settings, scratch: Path, path: list[str]) -> Wrap:
     is graded against (`path`), but never the course or other jobs."""
     folder = scratch / "trusted"
     folder.mkdir(parents=True, exist_ok=True)
-    readable = [Path(path[0])] if path else [Path(__file__).resolve().parent]
+    readable = [Path(path[0])] if path else [Path(__file__).resolve().parents[1]]  # course_grade
     hidden = [settings.course.root, settings.scratch, *map(Path, settings.hidden)]
     return lambda argv: sandbox.wrap(
         argv, writable=[folder], readable=readable, hidden=hidden, course_lib=not path
