@@ -23,18 +23,21 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 NODE_CLIENTS = ROOT / "tests" / "node"
 """The official Node SDKs that tests/test_node_sdks.py runs against the stand-in (package.json + lock file)."""
 
+HUB = ROOT / "hub"
+"""The hub's JupyterHub config and its proxy, configurable-http-proxy (package.json + lock file)."""
 
-def ensure_node_clients() -> None:
-    """Install the Node SDKs from tests/node's lock file with `npm ci`, when npm exists and the lock changed."""
+
+def ensure_npm_packages(folder: Path, what: str) -> None:
+    """Install `folder`'s packages from its lock file with `npm ci`, when npm exists and the lock changed."""
     npm = shutil.which("npm")
-    if npm is None:  # tests/test_node_sdks.py then skips, saying so
+    if npm is None:  # the tests that need them then skip (or fail under CI), saying so
         return
-    lock = NODE_CLIENTS / "package-lock.json"
-    stamp = NODE_CLIENTS / "node_modules" / f".installed-{hashlib.sha256(lock.read_bytes()).hexdigest()[:16]}"
+    lock = folder / "package-lock.json"
+    stamp = folder / "node_modules" / f".installed-{hashlib.sha256(lock.read_bytes()).hexdigest()[:16]}"
     if stamp.exists():
         return
-    print("installing the Node SDKs for the compatibility tests (npm ci in tests/node) ...", flush=True)
-    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=NODE_CLIENTS, check=True)
+    print(f"installing {what} (npm ci in {folder.relative_to(ROOT)}) ...", flush=True)
+    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=folder, check=True)
     stamp.touch()
 
 
@@ -58,7 +61,7 @@ def ensure_environment() -> None:
             "--quiet",
             "--disable-pip-version-check",
             "-e",
-            ".[test,frameworks]",  # frameworks: tests/test_frameworks.py (about 20 s, 120 MB more)
+            ".[test,frameworks,hub]",  # frameworks: tests/test_frameworks.py (about 20 s, 120 MB more)
         ],
         cwd=ROOT,
         check=True,
@@ -77,8 +80,9 @@ def run(*command: str) -> int:
 
 
 LEARNER_CONFIG = ROOT / "learner_config"
-"""Jupyter config for learners: nbgrader's instructor menus and server pages (formgrader, create assignment,
-course and assignment lists) are disabled. `lab` puts it first on JUPYTER_CONFIG_PATH for its own run only."""
+"""Jupyter config for learners: nbgrader's instructor tools (formgrader, create assignment, course list) are
+disabled; the Assignments tab, with which learners on a hub fetch and submit, stays. `lab` puts it first on
+JUPYTER_CONFIG_PATH for its own run only; the hub's learners' servers use it too (course_grade/hub)."""
 
 
 def lab(extra: list[str]) -> int:
@@ -140,7 +144,8 @@ def ensure_chromium() -> None:
 
 def test(extra: list[str]) -> int:
     """Lint, type-check, run the tests (on every core), then nbval over the instructor notebooks."""
-    ensure_node_clients()  # the tests' Node SDKs only: `lab` never needs npm
+    ensure_npm_packages(NODE_CLIENTS, "the Node SDKs for the compatibility tests")  # `lab` never needs npm
+    ensure_npm_packages(HUB, "JupyterHub's proxy for the hub tests")
     ensure_postgresql()
     ensure_chromium()
     checks = [
