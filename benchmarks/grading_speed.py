@@ -36,10 +36,10 @@ import psutil  # type: ignore[import-untyped]
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from course_grade.course import Course  # noqa: E402
-from course_grade.hostile import solution_ids  # noqa: E402
 from course_grade.notebooks import read, write  # noqa: E402
 from course_grade.pipeline import copy_course  # noqa: E402
 from course_grade.score.gradebook import cell_scores  # noqa: E402
+from course_grade.selftest.hostile import solution_ids  # noqa: E402
 from grading.build_notebooks import GRADING, nbgrader_command, nbgrader_environment  # noqa: E402
 from grading.wrong_answers import published  # noqa: E402
 from tests.notebook_runner import with_cell_replaced  # noqa: E402

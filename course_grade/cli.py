@@ -28,8 +28,8 @@ from course_grade.pipeline import EDITION, INSTRUCTOR, Pipeline, default_jobs
 from course_grade.release.bundle import EditionError, build, plan_edition
 from course_grade.report.build import PLATFORMS
 from course_grade.report.roster import RosterError, read_roster
+from course_grade.report.summary import render_summary
 from course_grade.run.cluster.engine import LOCAL
-from course_grade.summary import render
 
 DEFAULT_SUBMISSION_TIMEOUT = 900
 
@@ -225,7 +225,8 @@ def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int
     elif args.step == "autograde":
         outcomes = pipeline.autograde(args.submissions, names)
         print(
-            "\n" + render(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks), flush=True
+            "\n" + render_summary(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks),
+            flush=True,
         )
     else:
         pipeline.start()  # the workers start (and import nbgrader) while the assignments are released
@@ -236,7 +237,8 @@ def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int
         pipeline.export(names, args.to)
         pipeline.report(names, args.to.parent, args.roster, _platforms(args))
         print(
-            "\n" + render(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks), flush=True
+            "\n" + render_summary(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks),
+            flush=True,
         )
     return 0
 

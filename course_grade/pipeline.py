@@ -23,8 +23,6 @@ from nbgrader.api import Gradebook, MissingEntry  # type: ignore[import-untyped]
 from nbgrader.apps.api import NbGraderAPI  # type: ignore[import-untyped]
 
 from course_grade.course import Course, CourseError
-from course_grade.export import export_csv
-from course_grade.feedback import finish
 from course_grade.intake.checks import NotebookDefinition
 from course_grade.intake.cleaning import source_hash
 from course_grade.intake.files import fingerprint, remove_tree
@@ -44,8 +42,11 @@ from course_grade.progress import Progress
 from course_grade.release.bundle import EditionError
 from course_grade.release.library import GradingLibrary, for_assignment
 from course_grade.report.build import Written, write_report
-from course_grade.review.similarity import THRESHOLD as SIMILARITY_THRESHOLD
-from course_grade.review.similarity import review_class
+from course_grade.report.feedback import finish
+from course_grade.report.grades_csv import export_csv
+from course_grade.report.similarity import THRESHOLD as SIMILARITY_THRESHOLD
+from course_grade.report.similarity import review_class
+from course_grade.report.summary import Outcome
 from course_grade.run import sandbox
 from course_grade.run.cluster.engine import LOCAL, Cluster
 from course_grade.run.cluster.payload import Payload, source_files, submitted_files
@@ -72,7 +73,6 @@ from course_grade.score.gradebook import (
 )
 from course_grade.score.late import assign_late_penalties, late_plugin
 from course_grade.score.trusted.grading import apply_verdicts
-from course_grade.summary import Outcome
 
 POOL = "pool"
 """`--cluster pool`: autograde on this machine's pool of worker processes, without Dask."""

@@ -12,7 +12,6 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from nbgrader.utils import compute_checksum  # type: ignore[import-untyped]
 
-from course_grade.attacks import TRANSFORMER
 from course_grade.course import REPOSITORY_COURSE
 from course_grade.intake.checks import NotebookDefinition
 from course_grade.intake.cleaning import clean, flags, source_hash
@@ -20,6 +19,7 @@ from course_grade.run.hardened import HideHiddenTests
 from course_grade.run.kernels import GradingKernelManager
 from course_grade.score.gradebook import graded_cells, notebook_scores, rescore
 from course_grade.score.grades import NotebookGrades, SubmissionGrades
+from course_grade.selftest.attacks import TRANSFORMER
 
 
 def _cell(source: str, grade_id: str = "", **nbgrader: Any) -> dict[str, Any]:

@@ -30,10 +30,10 @@ from nbformat.v4 import new_code_cell
 from nbgrader.api import Gradebook
 
 from course_grade.course import Course
-from course_grade.hostile import write_pack
 from course_grade.notebooks import read, write
 from course_grade.notes import load_notes
 from course_grade.score.gradebook import cell_scores
+from course_grade.selftest.hostile import write_pack
 from grading.build_notebooks import nbgrader_environment
 from tests.grading_helpers import COMMAND, Run, course_grade, fresh_course
 
@@ -42,7 +42,7 @@ pytestmark = [pytest.mark.timeout(300), pytest.mark.xdist_group("cluster")]
 
 ASSIGNMENT = "01_envelope"
 CLASS = ["solution", "learner", "partial", "kills-grader", "reads-source"]
-"""Honest learners and hostile submissions of the pack (course_grade/hostile.py)."""
+"""Honest learners and hostile submissions of the pack (course_grade/selftest/hostile.py)."""
 BIN = Path(sys.executable).parent
 WAIT = 120
 """Seconds any one wait of this module may take."""

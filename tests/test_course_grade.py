@@ -1,6 +1,6 @@
 """course-grade end to end: one class holding every hostile case, graded once, then checked from every side.
 
-The class is the hostile pack (course_grade/hostile.py) of one assignment: the instructor's and learner's
+The class is the hostile pack (course_grade/selftest/hostile.py) of one assignment: the instructor's and learner's
 versions, a partial answer, and one student per hostile or broken submission. It is graded once per
 session with `course-grade run --jobs 2 --sandbox on` while this process listens on a loopback port the
 pack tries to reach; a few students are also graded by plain sequential nbgrader, and a small class of
@@ -27,15 +27,15 @@ from nbformat.v4 import new_code_cell
 from nbgrader.api import Gradebook
 
 import course_lib
-from course_grade.attacks import MARKER
 from course_grade.cli import main
 from course_grade.course import Course
-from course_grade.hostile import ODD_ID, Case, first_exercise_points, write_pack
 from course_grade.intake.files import fingerprint
 from course_grade.notebooks import read, write
 from course_grade.notes import KINDS, load_notes
 from course_grade.run.costs import COSTS, read_costs
 from course_grade.score.gradebook import cell_scores, scores
+from course_grade.selftest.attacks import MARKER
+from course_grade.selftest.hostile import ODD_ID, Case, first_exercise_points, write_pack
 from tests.grading_helpers import (
     BAD_ZIPS,
     Run,

@@ -19,9 +19,9 @@ import sqlalchemy
 from nbgrader.api import Gradebook
 
 from course_grade.course import Course, database_url, use_this_environment
-from course_grade.hostile import build
 from course_grade.score.gradebook import cell_scores, record
 from course_grade.score.grades import SubmissionGrades
+from course_grade.selftest.hostile import build
 from tests.grading_helpers import COMMAND, Run, course_grade, csv_rows, fresh_course
 from tests.postgres import PostgresServer, postgres_server
 

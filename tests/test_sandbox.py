@@ -12,8 +12,8 @@ import psutil
 import pytest
 
 from course_grade.cli import main, parser
+from course_grade.report.summary import UNSANDBOXED, UNTRUSTED, Outcome, render_summary
 from course_grade.run import sandbox
-from course_grade.summary import UNSANDBOXED, UNTRUSTED, Outcome, render
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the sandbox is made of Linux namespaces"
@@ -145,12 +145,12 @@ def test_sandbox_on_stops_with_the_reason_where_it_is_unavailable(
 
 
 def test_a_summary_of_a_run_without_the_sandbox_says_so_first_and_last() -> None:
-    lines = render([Outcome("ann", "a1", 1.0, 2.0)], sandboxed=False).splitlines()
+    lines = render_summary([Outcome("ann", "a1", 1.0, 2.0)], sandboxed=False).splitlines()
     assert lines[1] == lines[-1] == UNSANDBOXED
 
 
 def test_a_summary_of_a_run_without_the_trusted_checks_says_so_first_and_last() -> None:
-    lines = render([Outcome("ann", "a1", 1.0, 2.0)], trusted=False).splitlines()
+    lines = render_summary([Outcome("ann", "a1", 1.0, 2.0)], trusted=False).splitlines()
     assert lines[1] == lines[-1] == UNTRUSTED
 
 

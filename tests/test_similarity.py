@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from course_grade.review.similarity import (
+from course_grade.report.similarity import (
     REFERENCE,
     graded_names,
     html_report,

@@ -13,7 +13,7 @@ from course_grade.report.analytics import cell_statistics
 from course_grade.report.exports import write_canvas, write_moodle, write_per_question
 from course_grade.report.failures import count_failures, find_failures
 from course_grade.report.grades import ClassGrades, read_grades
-from course_grade.report.page import Report, render
+from course_grade.report.page import Report, render_page
 from course_grade.report.roster import Entry, Matched, match, read_roster
 
 PAGE = "report.html"
@@ -66,7 +66,7 @@ def write_report(
         course.course_id, grades, cell_statistics(grades.cells), failures, review, matched, described
     )
     page = folder / PAGE
-    _replace(page, lambda path: path.write_text(render(report), encoding="utf-8"))
+    _replace(page, lambda path: path.write_text(render_page(report), encoding="utf-8"))
     held = {assignment.name for assignment in grades.assignments}
     return Written(page, tuple(files), matched, tuple(name for name in names if name not in held))
 

@@ -98,7 +98,7 @@ def _td(kind: str, text: object, numeric: bool = False) -> str:
     return f'<td class="{classes}">{_e(text)}</td>'
 
 
-def render(report: Report) -> str:
+def render_page(report: Report) -> str:
     """The whole page."""
     grades = report.grades
     parts = [

@@ -1,7 +1,7 @@
 """The hostile pack's own-work cases: a first exercise answered by the reference through a hidden route.
 
 Each returns the first solution cell's whole source for an assignment whose first graded function has a
-reference of the same name in `course_lib`. `course_grade.hostile` adds one student per route.
+reference of the same name in `course_lib`. `course_grade.selftest.hostile` adds one student per route.
 """
 
 from __future__ import annotations

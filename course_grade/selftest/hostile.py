@@ -1,12 +1,12 @@
 """A test pack of hostile and broken submissions, built from an assignment's instructor and learner versions.
 
-    python -m course_grade.hostile PACK [--course grading] [--assignment 01_envelope]
+    python -m course_grade.selftest.hostile PACK [--course grading] [--assignment 01_envelope]
 
 writes `PACK/<student>/<assignment>/...` in nbgrader's submitted layout, one student per case, then
 `course-grade run PACK <assignment> --sandbox on` grades it. Every case states what its learner must get
 with the sandbox on: the score ("full", "zero", or "first": the points of the first exercise's tests, for
 cases that break only the second exercise) and the kinds of notes (see `course_grade.notes`).
-An attack (course_grade/attacks.py) scores what the same notebook scores without it. Without the sandbox
+An attack (course_grade/selftest/attacks.py) scores what the same notebook scores without it. Without the sandbox
 some cases get other notes, and the attacks on classmates reach every grading run of the machine. The
 pack is built, never stored: nothing here is a binary blob.
 """
@@ -24,7 +24,12 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from course_grade.attacks import (
+from course_grade.cells import cell_grade_id, is_test
+from course_grade.course import REPOSITORY_COURSE, Course
+from course_grade.notebooks import node, read, write
+from course_grade.release.bundle import EditionError
+from course_grade.release.library import for_assignment
+from course_grade.selftest.attacks import (
     APPENDS_CODE,
     FROM_MARKDOWN,
     HUGE_FILE,
@@ -40,11 +45,6 @@ from course_grade.attacks import (
     ZMQ_INJECTION,
     attack,
 )
-from course_grade.cells import cell_grade_id, is_test
-from course_grade.course import REPOSITORY_COURSE, Course
-from course_grade.notebooks import node, read, write
-from course_grade.release.bundle import EditionError
-from course_grade.release.library import for_assignment
 from course_grade.selftest.bypasses import ROUTES, bypass, reference_module
 
 ODD_ID = "Zoë O'Brien, Jr. [2]*"
@@ -348,7 +348,7 @@ def write_pack(course: Course, assignment: str, folder: Path, port: int = 9) -> 
 
 def main(argv: list[str] | None = None) -> int:
     """Write the pack and list its cases."""
-    parser = argparse.ArgumentParser(prog="python -m course_grade.hostile", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m course_grade.selftest.hostile", description=main.__doc__)
     parser.add_argument("pack", type=Path, help="the folder to write the submissions into")
     parser.add_argument(
         "--course", type=Path, default=REPOSITORY_COURSE, help="the nbgrader course directory"

@@ -1,4 +1,4 @@
-"""The code of the hostile pack's attacks on the grader and on classmates (see `course_grade.hostile`).
+"""The code of the hostile pack's attacks on the grader and on classmates (see `course_grade.selftest.hostile`).
 
 Each is what a hostile student would put in a solution cell. An attack runs inside `attack()`, so that
 one which fails costs its author nothing: the pack then checks only what it gains. Every attack stays on

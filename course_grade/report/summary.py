@@ -47,7 +47,7 @@ UNTRUSTED = (
 )
 
 
-def render(
+def render_summary(
     outcomes: list[Outcome], skipped: Iterable[str] = (), sandboxed: bool = True, trusted: bool = True
 ) -> str:
     """The summary as plain text; a run without the sandbox or the trusted checks says so first and last."""

@@ -3,7 +3,7 @@
 nbgrader's `CsvExportPlugin` joins fields with commas as they are, so a student id or a name holding a
 comma or a quote shifts the columns. This plugin keeps everything else (the columns, one row per student
 and assignment, 0 for a missing submission) and lets the csv module quote. It is an nbgrader export plugin:
-`nbgrader export --exporter=course_grade.export.QuotedCsvExportPlugin` uses it too.
+`nbgrader export --exporter=course_grade.report.grades_csv.QuotedCsvExportPlugin` uses it too.
 """
 
 from __future__ import annotations
