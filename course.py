@@ -2,6 +2,7 @@
 """Set up and run the course: `python3 course.py lab` opens it, `python3 course.py test` checks everything.
 
 Maintainers: `python3 course.py build` regenerates the notebooks' stored outputs and the learners' versions.
+Instructors: `python3 course.py hub [--port N]` starts a demo JupyterHub of the course on loopback (as root).
 
 Each command creates the virtual environment in .venv and installs the course into it first, when needed,
 so a fresh machine with Python 3.11+ needs nothing else.
@@ -173,15 +174,21 @@ def test(extra: list[str]) -> int:
     return 1 if failed else 0
 
 
+def hub(extra: list[str]) -> int:
+    """A demo hub of the course on 127.0.0.1 (root: it creates Unix accounts); see docs/hub.md."""
+    ensure_npm_packages(HUB, "JupyterHub's proxy")
+    return run("python", "-m", "course_grade.hub", *extra)
+
+
 def build(extra: list[str]) -> int:
     """Re-execute the instructor notebooks, store their outputs, regenerate the learners' versions."""
     return run("python", "grading/build_notebooks.py", *extra)
 
 
-COMMANDS = {"lab": lab, "test": test, "build": build}
+COMMANDS = {"lab": lab, "test": test, "build": build, "hub": hub}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
-        sys.exit("usage: python3 course.py lab | test | build [extra arguments]")
+        sys.exit("usage: python3 course.py lab | test | build | hub [extra arguments]")
     ensure_environment()
     sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))

@@ -128,7 +128,6 @@ def lay_out_hub(
         raise HubError(
             f"{root} is inside a folder other accounts cannot enter: choose a folder under /srv or /tmp"
         )
-    interpreter = shared_interpreter(root / "python")
     settings = HubSettings(
         root=str(root),
         port=ports[0],
@@ -139,12 +138,22 @@ def lay_out_hub(
         user_password=secrets.token_urlsafe(12),
         admin_password=secrets.token_urlsafe(32),
     )
+    try:
+        return _fill(settings, Path(environment or sys.prefix), assignments)
+    except BaseException:
+        remove_hub(settings)  # no account or half-laid folder outlives a failed lay-out
+        raise
+
+
+def _fill(settings: HubSettings, source: Path, assignments: list[str]) -> HubSettings:
+    """Create the accounts and lay out everything in the hub's (new, empty) folder; the settings completed."""
+    root = Path(settings.root)
+    interpreter = shared_interpreter(root / "python")
     (root / "state").mkdir(mode=0o700)
     settings.exchange.mkdir()
     settings.exchange.chmod(0o777)  # nbgrader's docs: every user reads and writes the exchange's root
     (root / "home").mkdir(mode=0o755)
-    accounts.create([instructor, *learners], root / "home")
-    source = Path(environment or sys.prefix)
+    accounts.create([settings.instructor, *settings.learners], root / "home")
     _bundle_edition(source, root / "edition", assignments)
     _copy_packages(root / "packages")
     python = {
