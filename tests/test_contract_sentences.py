@@ -171,7 +171,11 @@ SCORES_NOTHING = {
     "returns its input unchanged": "an answer that hands back what it was given",
 }
 """The two degenerate answers every audited part publishes, by the first words of their `why`."""
-DEGENERATE_AUDITED = [("06_security", "safe_arithmetic")]
+DEGENERATE_AUDITED = [
+    ("05_failures", "check_args"),
+    ("05_failures", "run_tool_call"),
+    ("06_security", "safe_arithmetic"),
+]
 """The parts whose every test cell also holds an accepted case (grading/AUTHORING.md, "Refusing cannot pass")."""
 
 

@@ -20,7 +20,9 @@ ALL_RUN_TESTS = (
     "test_run_tool_call_results",
     "test_run_tool_call_offered",
     "test_run_tool_call_arguments",
+    "test_run_tool_call_order",
     "test_run_tool_call_destructive",
+    "test_run_tool_call_confirm_copy",
     "test_run_tool_call_unexpected",
 )
 
@@ -50,6 +52,7 @@ B_PARSE = "a `RecursionError` gives"
 B_OBJECT = "if what it parsed is not a `dict`"
 B_SCHEMA = "for every tool, destructive or not"
 B_CONFIRM = "unless `confirm` is given and returns exactly `True`"
+B_CONFIRM_WHICH = "for a destructive tool, answer"
 B_CONFIRM_AFTER = "ask it only about arguments that passed step 3"
 B_CONFIRM_COPY = "with a deep copy of the arguments"
 B_CONFIRM_RAISES = "treat a `confirm` that raises as a no"
@@ -429,7 +432,7 @@ WRONG_ANSWERS = [
         RUN,
         "asks the human before validating the arguments",
         splice(_RUN_OK, (_SCHEMA_BLOCK + _CONFIRM_BLOCK, _CONFIRM_BLOCK + _SCHEMA_BLOCK)),
-        ("test_run_tool_call_destructive",),
+        ("test_run_tool_call_destructive", "test_run_tool_call_order"),
         breaks=B_CONFIRM_AFTER,
     ),
     WrongAnswer(
@@ -456,7 +459,7 @@ WRONG_ANSWERS = [
         RUN,
         "hands confirm the live arguments, so the dialog can change what runs",
         splice(_RUN_OK, ("confirm(name, copy.deepcopy(arguments))", "confirm(name, arguments)")),
-        ("test_run_tool_call_destructive",),
+        ("test_run_tool_call_confirm_copy",),
         breaks=B_CONFIRM_COPY,
     ),
     WrongAnswer(
@@ -540,7 +543,7 @@ WRONG_ANSWERS = [
     ),
     WrongAnswer(
         CHECK,
-        "returns the value it was given instead of a list of problems",
+        "returns its input unchanged, the value it was given, instead of a list of problems",
         'def check_args(value, schema, path="$"):\n    return value\n',
         ALL_CHECK_TESTS,
         breaks=B_RETURN,
@@ -555,7 +558,7 @@ WRONG_ANSWERS = [
     ),
     WrongAnswer(
         RUN,
-        "returns the raw arguments unchanged: nothing parsed, checked or run",
+        "returns its input unchanged, the raw arguments: nothing parsed, checked or run",
         "def run_tool_call(toolbox, name, raw_arguments, offered, confirm=None):\n    return raw_arguments\n",
         ALL_RUN_TESTS,
         breaks=B_NEVER_RAISE,
@@ -603,5 +606,113 @@ WRONG_ANSWERS = [
         ),
         ("test_run_tool_call_destructive",),
         breaks=B_CONFIRM_RAISES,
+    ),
+    # ---- issue 35: the boundaries the hidden tests did not reach ----------------------------------------------
+    WrongAnswer(
+        CHECK,
+        "compares enum lists with zip and no length check: [1] equals [1, 2]",
+        splice(
+            _CHECK_OK,
+            (
+                "type(a) is type(b) and len(a) == len(b) and all(map(equal, a, b))",
+                "type(a) is type(b) and all(map(equal, a, b))",
+            ),
+        ),
+        ("test_check_args_enum",),
+        breaks=B_ENUM_JSON,
+    ),
+    WrongAnswer(
+        CHECK,
+        "compares enum numbers as floats: 2**53 + 1 equals 2.0**53, and 10**400 raises OverflowError",
+        splice(
+            _CHECK_OK,
+            (
+                "        return a == b\n",
+                "        if type(a) in (int, float) and type(b) in (int, float):\n"
+                "            return float(a) == float(b)\n"
+                "        return a == b\n",
+            ),
+        ),
+        ("test_check_args_enum",),
+        breaks=B_ENUM_JSON,
+    ),
+    WrongAnswer(
+        CHECK,
+        "tests integer with float(v).is_integer(): an int too large for a float raises OverflowError",
+        splice(
+            _CHECK_OK,
+            (
+                "return type(v) is int or (type(v) is float and v.is_integer())",
+                "return type(v) in (int, float) and float(v).is_integer()",
+            ),
+        ),
+        ("test_check_args_types",),
+        breaks=B_TYPES,
+    ),
+    WrongAnswer(
+        CHECK,
+        "checks a dict's keys in alphabetical order, not in the dict's own order",
+        splice(
+            _CHECK_OK,
+            ("        for k, v in value.items():\n", "        for k, v in sorted(value.items()):\n"),
+        ),
+        ("test_check_args_objects",),
+        breaks=B_KEYS,
+    ),
+    WrongAnswer(
+        CHECK,
+        "reports the missing required names in alphabetical order, not in the order of required",
+        splice(
+            _CHECK_OK, ('for k in schema.get("required", [])', 'for k in sorted(schema.get("required", []))')
+        ),
+        ("test_check_args_objects",),
+        breaks=B_REQUIRED,
+    ),
+    WrongAnswer(
+        RUN,
+        "parses the arguments before checking the name: a call to a tool not offered gets a JSON error",
+        splice(
+            _RUN_OK,
+            (
+                "    names = [n for n in offered if isinstance(n, str)]\n"
+                "    if not isinstance(name, str) or name not in names or name not in toolbox:\n"
+                '        return reply(error=f"unknown tool {name!r}", '
+                "available_tools=sorted(n for n in names if n in toolbox))\n",
+                "",
+            ),
+            (
+                "    if not isinstance(arguments, dict):\n",
+                "    names = [n for n in offered if isinstance(n, str)]\n"
+                "    if not isinstance(name, str) or name not in names or name not in toolbox:\n"
+                '        return reply(error=f"unknown tool {name!r}", '
+                "available_tools=sorted(n for n in names if n in toolbox))\n"
+                "    if not isinstance(arguments, dict):\n",
+            ),
+        ),
+        ("test_run_tool_call_order",),
+        breaks=B_NEVER_RAISE,
+    ),
+    WrongAnswer(
+        RUN,
+        "hands confirm a shallow copy: a list inside the arguments is still shared with what runs",
+        splice(_RUN_OK, ("confirm(name, copy.deepcopy(arguments))", "confirm(name, dict(arguments))")),
+        ("test_run_tool_call_confirm_copy",),
+        breaks=B_CONFIRM_COPY,
+    ),
+    WrongAnswer(
+        RUN,
+        "asks confirm about every tool when one is given, so a human's no stops a harmless lookup",
+        splice(_RUN_OK, ("    if tool.destructive:\n", "    if tool.destructive or confirm is not None:\n")),
+        ("test_run_tool_call_destructive",),
+        breaks=B_CONFIRM_WHICH,
+    ),
+    WrongAnswer(
+        RUN,
+        "passes confirm the arguments first and the name second",
+        splice(
+            _RUN_OK, ("confirm(name, copy.deepcopy(arguments))", "confirm(copy.deepcopy(arguments), name)")
+        ),
+        ("test_run_tool_call_confirm_copy",),
+        breaks=B_CONFIRM_COPY,
     ),
 ]
