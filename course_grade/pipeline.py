@@ -358,7 +358,7 @@ class Pipeline:
         grades, disagreements = apply_verdicts(grades, result.verdicts)
         result = dataclasses.replace(result, notes=(*result.notes, *disagreements))
         record(gradebook, grades)
-        with writer_lock(gradebook.engine):  # with the real extension and the final scores (see deadlines)
+        with writer_lock(gradebook.engine):  # with the real extension and the final scores (see score.late)
             assign_late_penalties(gradebook, assignment, student, self._late_plugin)
         folder = self.course.folder("autograded", student, assignment)
         remove_tree(folder)
