@@ -24,7 +24,8 @@ from course_grade.cli import main
 from course_grade.course import Course, use_this_environment
 from course_grade.report.build import write_report
 from course_grade.report.failures import locate
-from course_grade.report.grades import read_grades
+from course_grade.report.grades import Assignment, ClassGrades, Submission, read_grades
+from course_grade.report.page import Report, duration, render_page
 from course_grade.report.roster import RosterError, read_roster
 from course_grade.score.late import assign_late_penalties, late_plugin
 from tests.report_helpers import parse
@@ -184,6 +185,32 @@ def test_late_submissions_are_listed_with_their_penalty_and_an_extension_is_hono
 ) -> None:
     late = parse(report[1] / "report.html").tables["late-a1"]
     assert [(row["student"], row["penalty"], row["score"]) for row in late if row] == [("s5", "3", "0")]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [
+        (0.04, "under 0.1 s"), (0.4, "0.4 s"), (11.9, "11.9 s"), (59.94, "59.9 s"), (59.96, "1 min 0 s"),
+        (185, "3 min 5 s"), (3599.6, "1 h 0 min"), (2 * 3600 + 5 * 60 + 20, "2 h 5 min"),
+        (86399.9, "1 d 0 h"), (27 * 3600 + 40, "1 d 3 h"), (10 * 86400, "10 d 0 h"),
+    ],
+)  # fmt: skip
+def test_lateness_is_shown_in_seconds_minutes_hours_or_days_as_fits(seconds: float, shown: str) -> None:
+    assert duration(seconds) == shown
+
+
+def test_the_report_shows_a_submission_seconds_late_to_the_tenth_of_a_second(tmp_path: Path) -> None:
+    due = datetime.datetime(2026, 11, 1, 12, 0)
+    late = {"quick": 11.9, "sliver": 0.4, "slow": 3 * 3600 + 65}
+    submissions = tuple(
+        Submission(student, "a1", 1.0, 2.0, 0.0, due + datetime.timedelta(seconds=seconds), due)
+        for student, seconds in late.items()
+    )
+    grades = ClassGrades((Assignment("a1", 2.0, due, ()),), (), submissions, ())
+    (tmp_path / "report.html").write_text(render_page(Report("c", grades, (), ())))
+    rows = parse(tmp_path / "report.html").tables["late-a1"]
+    shown = {row["student"]: row["late-by"] for row in rows if row}
+    assert shown == {"quick": "11.9 s", "sliver": "0.4 s", "slow": "3 h 1 min"}
 
 
 def test_nbgraders_zero_penalty_zeroes_only_the_late_submission_in_the_gradebook(

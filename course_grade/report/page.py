@@ -64,6 +64,25 @@ def percent(share: float) -> str:
     return f"{share * 100:.0f}%"
 
 
+def duration(seconds: float) -> str:
+    """A length of time as nbgrader records lateness (to the microsecond), shown in the units that fit.
+
+    Under a minute, seconds to a tenth ("11.9 s"; "under 0.1 s" for a sliver); under an hour, minutes and
+    whole seconds ("3 min 5 s"); under a day, hours and minutes ("2 h 5 min"); then days and hours ("1 d 3 h").
+    Each part is rounded once, so 59.96 s reads "1 min 0 s", never "60.0 s".
+    """
+    if seconds <= 0:
+        return "0 s"
+    tenths = round(seconds * 10)
+    if tenths < 600:
+        return "under 0.1 s" if tenths == 0 else f"{tenths / 10:.1f} s"
+    if (whole := round(seconds)) < 3600:
+        return "{} min {} s".format(*divmod(whole, 60))
+    if (minutes := round(seconds / 60)) < 24 * 60:
+        return "{} h {} min".format(*divmod(minutes, 60))
+    return "{} d {} h".format(*divmod(round(seconds / 3600), 24))
+
+
 def anchor(name: str) -> str:
     """An HTML id fragment for a name: letters, digits, `_` and `-` kept, anything else `-`."""
     return re.sub(r"[^A-Za-z0-9_-]", "-", name)
@@ -209,12 +228,11 @@ def _failure(count: FailureCount) -> list[str]:
 
 def _late(submission: Submission) -> list[str]:
     """A row of the late submissions table."""
-    hours = submission.seconds_late / 3600
-    extension = submission.extension.total_seconds() / 3600 if submission.extension else 0.0
+    extension = submission.extension.total_seconds() if submission.extension else 0.0
     return [
         _td("student", submission.student), _td("submitted", _date(submission.timestamp)),
-        _td("due", _date(submission.duedate)), _td("extension", f"{extension:g} h" if extension else "none"),
-        _td("late-by", f"{hours:.1f} h", True), _td("penalty", f"{submission.penalty:g}", True),
+        _td("due", _date(submission.duedate)), _td("extension", duration(extension) if extension else "none"),
+        _td("late-by", duration(submission.seconds_late), True), _td("penalty", f"{submission.penalty:g}", True),
         _td("score", f"{submission.score:g}", True),
     ]  # fmt: skip
 
