@@ -80,6 +80,9 @@ class Course:
         config.CourseDirectory.root = str(root or self.root)
         config.CourseDirectory.db_url = db_url or self.db_url
         config.CourseDirectory.course_id = self.course_id
+        config.CourseGradeOnly.allowed = (
+            True  # course_grade.score.guard: nbgrader's autograde, run by course-grade
+        )
         if self.timeout is not None:
             config.Execute.timeout = self.timeout
         return config

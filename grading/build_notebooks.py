@@ -63,10 +63,15 @@ def nbgrader_environment() -> dict[str, str]:
 
 
 def nbgrader_command(course: Path, *args: str) -> list[str]:
-    """`python -m nbgrader ARGS`, quiet, on a course directory and the sqlite gradebook inside it."""
+    """`python -m nbgrader ARGS`, quiet, on a course directory and the sqlite gradebook inside it.
+
+    Its autograde is plain nbgrader's, which the course refuses unless told (course_grade.score.guard): the
+    build, the tests and the benchmarks use it knowingly, as a baseline to compare course-grade with.
+    """
     return [
         sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR",
         f"--CourseDirectory.root={course}", f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db",
+        "--CourseGradeOnly.allowed=True",
     ]  # fmt: skip
 
 

@@ -2,10 +2,14 @@
 
 import os
 
+from nbgrader.converters.autograde import Autograde
 from nbgrader.converters.generate_assignment import GenerateAssignment
+from nbgrader.converters.generate_feedback import GenerateFeedback
 from nbgrader.preprocessors import ClearSolutions
 
 from course_grade.release.stubs import CODE_STUB, NamedStubs
+from course_grade.run.hardened import HideHiddenTests
+from course_grade.score.guard import CourseGradeOnly
 
 c = get_config()  # type: ignore[name-defined]  # noqa: F821  (nbgrader injects get_config)
 
@@ -29,6 +33,18 @@ c.Execute.timeout = 60
 c.Execute.interrupt_on_timeout = True
 c.LimitOutput.max_lines = 500
 c.LimitOutput.max_traceback = 50
+
+# Grading goes through course-grade (sandbox, trusted checks, the learners' library): nbgrader's own autograde
+# (the command, and the formgrader's Autograde button) stops before any learner code runs and names the
+# command to run; feedback nbgrader writes (generate_feedback, the formgrader's button) hides the hidden tests.
+c.Autograde.sanitize_preprocessors = [
+    CourseGradeOnly,
+    *Autograde.class_traits()["sanitize_preprocessors"].default(),
+]
+c.GenerateFeedback.preprocessors = [
+    *GenerateFeedback.class_traits()["preprocessors"].default(),
+    HideHiddenTests,
+]
 
 # Missing or edited test cells are restored from the instructors' versions.
 c.Autograde.create_student = True

@@ -91,10 +91,14 @@ def render_feedback(job: FeedbackJob, settings: Settings) -> FeedbackResult:
     """Run generate_feedback for one student's submission of one assignment."""
     start = time.perf_counter()
     config = settings.nbgrader_config()
-    if settings.hide_hidden_tests:
-        default = GenerateFeedback.class_traits()["preprocessors"].default()
-        configured = config.GenerateFeedback.get("preprocessors")
-        config.GenerateFeedback.preprocessors = [*(configured or default), HideHiddenTests]
+    default = GenerateFeedback.class_traits()["preprocessors"].default()
+    configured = [
+        step for step in config.GenerateFeedback.get("preprocessors", default) if step is not HideHiddenTests
+    ]
+    hiding = (
+        [HideHiddenTests] if settings.hide_hidden_tests else []
+    )  # the course's config may hide them already
+    config.GenerateFeedback.preprocessors = [*configured, *hiding]
     outcome = convert(LiteralGenerateFeedback, config, job.assignment, job.student)
     error = None if outcome["success"] else failure_reason(outcome)
     return FeedbackResult(job.student, job.assignment, error, time.perf_counter() - start)
