@@ -30,6 +30,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "course_grade.notebooks",
         "course_grade.notes",
         "course_grade.progress",
+        "course_grade.untrusted",
     ),
     "release": ("course_grade.release",),
     "intake": ("course_grade.intake",),

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from course_grade.course import Course, CourseError
 from course_grade.intake.files import only_regular, replace
+from course_grade.untrusted import FORMULA_START
 
 MAX_STUDENT_ID = 128
 """nbgrader's gradebook stores student ids in a column of this many characters."""
@@ -74,6 +75,8 @@ def student_id_problem(name: str) -> str | None:
         return f"longer than the {MAX_STUDENT_ID} characters the gradebook stores"
     if any(ord(character) < 32 or ord(character) == 127 for character in name):
         return "contains control characters"
+    if name.startswith(FORMULA_START):
+        return f"starts with {name[0]!r}, which a spreadsheet reads as a formula (grades.csv would run it)"
     return None
 
 

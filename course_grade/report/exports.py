@@ -2,17 +2,18 @@
 
 Every platform score is the score after nbgrader's late penalty (`Submission.score`); a rostered student
 with no submission scores 0, as in nbgrader's own CSV export. Students of the gradebook missing from the
-roster get no row in a platform's file: `roster.match` lists them, and so do the run and the report.
+roster get no row in a platform's file: `roster.match` lists them, and so do the run and the report. Every
+cell goes through `course_grade.untrusted.csv_cell` (a roster name is never a spreadsheet formula).
 """
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from course_grade.report.grades import Assignment, CellScore, ClassGrades, Student, Submission
 from course_grade.report.roster import Entry
+from course_grade.untrusted import CsvWriter
 
 PER_QUESTION_COLUMNS = ("student_id", "assignment", "notebook", "cell", "score", "max_score")
 """The per-question CSV: one row per submission and graded cell."""
@@ -51,7 +52,7 @@ def write_per_question(path: Path, cells: Iterable[CellScore]) -> int:
     """One row per submission and graded cell; return the number of rows."""
     rows = sorted(cells, key=lambda c: (c.assignment, c.student, c.notebook, c.cell))
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = CsvWriter(handle)
         writer.writerow(PER_QUESTION_COLUMNS)
         for c in rows:
             writer.writerow(
@@ -93,7 +94,7 @@ def _write(path: Path, head: Sequence[Sequence[str]], rows: Iterable[Sequence[st
     """Write the header rows, then `rows`; return the number of rows after the header."""
     count = 0
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = CsvWriter(handle)
         writer.writerows(head)
         for row in rows:
             writer.writerow(row)

@@ -2,7 +2,9 @@
 
 nbgrader's `CsvExportPlugin` joins fields with commas as they are, so a student id or a name holding a
 comma or a quote shifts the columns. This plugin keeps everything else (the columns, one row per student
-and assignment, 0 for a missing submission) and lets the csv module quote. It is an nbgrader export plugin:
+and assignment, 0 for a missing submission) and lets the csv module quote; every cell goes through
+`course_grade.untrusted.csv_cell`, so an id, a name or a review note is never a spreadsheet formula. It is an
+nbgrader export plugin:
 `nbgrader export --exporter=course_grade.report.grades_csv.QuotedCsvExportPlugin` uses it too.
 """
 
@@ -15,6 +17,8 @@ from typing import Any
 
 from nbgrader.api import Gradebook, MissingEntry  # type: ignore[import-untyped]
 from nbgrader.plugins import CsvExportPlugin  # type: ignore[import-untyped]
+
+from course_grade.untrusted import CsvWriter
 
 COLUMNS = [
     "assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
@@ -37,7 +41,7 @@ class QuotedCsvExportPlugin(CsvExportPlugin):  # type: ignore[misc]
         wanted_assignments = {str(name) for name in self.assignment}
         wanted_students = {str(name) for name in self.student}
         with open(self.to or "grades.csv", "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
+            writer = CsvWriter(handle)
             writer.writerow(COLUMNS + ([REVIEW_COLUMN] if self.review else []))
             for assignment in gradebook.assignments:
                 if wanted_assignments and assignment.name not in wanted_assignments:
