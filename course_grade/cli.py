@@ -30,6 +30,7 @@ from course_grade.report.build import PLATFORMS
 from course_grade.report.roster import RosterError, read_roster
 from course_grade.report.summary import render_summary
 from course_grade.run.cluster.engine import LOCAL
+from course_grade.untrusted import printable_lines
 
 DEFAULT_SUBMISSION_TIMEOUT = 900
 
@@ -170,6 +171,11 @@ def _bundle(course: Course, args: argparse.Namespace, names: list[str]) -> int:
     return 0
 
 
+def terminal(line: str) -> None:
+    """Print a line of the run: every control and format character a learner's string may carry escaped."""
+    print(printable_lines(line), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one step (or all of them) and return the exit status."""
     main_parser = parser()
@@ -193,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         jobs = max(1, getattr(args, "jobs", default_jobs()))
         deadline = getattr(args, "submission_timeout", DEFAULT_SUBMISSION_TIMEOUT)
         with Pipeline(
-            course, jobs, deadline, lambda line: print(line, flush=True),
+            course, jobs, deadline, terminal,
             sandbox=getattr(args, "sandbox", "auto"), hide_hidden_tests=getattr(args, "hide_hidden_tests", True),
             trusted_checks=getattr(args, "trusted_checks", True), cluster=getattr(args, "cluster", LOCAL),
             regrade=getattr(args, "regrade", False), terminal=sys.stdout.isatty(),
@@ -205,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             return _step(pipeline, args, names)
     except (CourseError, RosterError) as error:
-        print(f"course-grade: {error}", file=sys.stderr)
+        print(f"course-grade: {printable_lines(str(error))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt as interrupted:
         print(f"course-grade: interrupted{f'; {interrupted}' if str(interrupted) else ''}", file=sys.stderr)
@@ -224,9 +230,8 @@ def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int
         pipeline.report(names, args.to, args.roster, _platforms(args))
     elif args.step == "autograde":
         outcomes = pipeline.autograde(args.submissions, names)
-        print(
-            "\n" + render_summary(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks),
-            flush=True,
+        terminal(
+            "\n" + render_summary(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks)
         )
     else:
         pipeline.start()  # the workers start (and import nbgrader) while the assignments are released
@@ -236,9 +241,8 @@ def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int
         pipeline.feedback(names, [(outcome.student, outcome.assignment) for outcome in outcomes])
         pipeline.export(names, args.to)
         pipeline.report(names, args.to.parent, args.roster, _platforms(args))
-        print(
-            "\n" + render_summary(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks),
-            flush=True,
+        terminal(
+            "\n" + render_summary(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks)
         )
     return 0
 

@@ -73,6 +73,7 @@ from course_grade.score.gradebook import (
 )
 from course_grade.score.late import assign_late_penalties, late_plugin
 from course_grade.score.trusted.grading import apply_verdicts
+from course_grade.untrusted import printable
 
 POOL = "pool"
 """`--cluster pool`: autograde on this machine's pool of worker processes, without Dask."""
@@ -395,7 +396,9 @@ class Pipeline:
             assert isinstance(result, FeedbackResult)
             if result.error:
                 failures[(result.student, result.assignment)] = result.error
-                self.out(f"feedback for {result.student} [{result.assignment}] failed: {result.error}")
+                self.out(
+                    f"feedback for {result.student} [{result.assignment}] failed: {printable(result.error)}"
+                )
         pages = 0
         with Gradebook(self.course.db_url, self.course.course_id) as gradebook:
             for student, assignment in pairs:

@@ -14,6 +14,8 @@ from types import TracebackType
 
 from tqdm import tqdm  # type: ignore[import-untyped]
 
+from course_grade.untrusted import printable_lines
+
 
 class Progress:
     """Report the submissions of one autograde step as they are recorded; use it as a context manager."""
@@ -42,7 +44,8 @@ class Progress:
             self._bar.close()
 
     def line(self, text: str) -> None:
-        """Print a line (above the bar when there is one)."""
+        """Print a line (above the bar when there is one), its control characters escaped."""
+        text = printable_lines(text)
         if self._bar is not None:
             self._bar.write(text)
         else:

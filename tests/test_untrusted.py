@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -16,11 +17,18 @@ from nbgrader.api import Gradebook
 
 from course_grade.course import use_this_environment
 from course_grade.intake.submissions import student_id_problem
+from course_grade.notes import Note
+from course_grade.progress import Progress
+from course_grade.report.analytics import cell_statistics
 from course_grade.report.exports import write_canvas, write_moodle, write_per_question
+from course_grade.report.feedback import notes_panel
 from course_grade.report.grades import Assignment, CellScore, ClassGrades, Question, Student, Submission
 from course_grade.report.grades_csv import export_csv
-from course_grade.report.roster import Entry
-from course_grade.untrusted import csv_cell
+from course_grade.report.page import Report, render_page
+from course_grade.report.roster import Entry, RosterError, read_roster
+from course_grade.report.similarity import Pair, html_report
+from course_grade.report.summary import Outcome, render_summary
+from course_grade.untrusted import csv_cell, id_problem, printable
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -149,3 +157,101 @@ def test_an_id_a_spreadsheet_reads_as_a_formula_is_refused_at_intake(student: st
 @pytest.mark.parametrize("student", ["Zoë O'Brien, Jr. [2]*", "s-1", "ann.lee@example.org", "12345"])
 def test_an_odd_but_honest_id_is_taken(student: str) -> None:
     assert student_id_problem(student) is None
+
+
+# Guarantee 3: ids a person can tell apart.
+
+UNTELLABLE = [BIDI, ZERO_WIDTH, "ann\u2066", "bob\u00ad", "eve\ufeff"]
+"""Ids that read as another (a bidi override, a zero-width space, an isolate, a soft hyphen, a BOM)."""
+
+
+@pytest.mark.parametrize("student", UNTELLABLE)
+def test_an_id_with_a_format_character_is_refused_at_intake(student: str) -> None:
+    problem = student_id_problem(student)
+    assert problem is not None and "format" in problem
+
+
+@pytest.mark.parametrize("field", ["student_id", "name", "first_name", "last_name", "email"])
+def test_a_roster_name_with_a_format_character_is_refused(field: str, tmp_path: Path) -> None:
+    values = {"student_id": "s1", "name": "One, Sam", "first_name": "Sam", "last_name": "One", "email": "s@x"}
+    values[field] = BIDI
+    roster = tmp_path / "roster.csv"
+    with open(roster, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(values))
+        writer.writeheader()
+        writer.writerow(values)
+    with pytest.raises(RosterError, match=r"line 2.*U\+202E"):
+        read_roster(roster)
+
+
+def _review_page(student: str, text: str) -> str:
+    """report.html for a class holding `student`, flagged for review with `text`."""
+    grades = _class()
+    stats = cell_statistics(grades.cells)
+    return render_page(Report("course", grades, stats, (), {(student, "a1"): text}))
+
+
+def test_report_html_shows_an_id_it_could_not_refuse_escaped() -> None:
+    page = _review_page(ZERO_WIDTH, f"similar to {BIDI} (100%)")
+    assert "\u200b" not in page and "\u202e" not in page
+    assert "ali\\u200bce" in page and "\\u202egnp.exe" in page
+
+
+def test_the_similarity_page_shows_ids_escaped() -> None:
+    page = html_report("a1", [Pair(ZERO_WIDTH, BIDI, 1.0)])
+    assert "\u200b" not in page and "\u202e" not in page and "ali\\u200bce" in page
+
+
+def test_the_feedback_notes_show_names_escaped() -> None:
+    panel = notes_panel([Note("renamed", f"{BIDI}.ipynb is not a notebook of this assignment")])
+    assert "\u202e" not in panel and "\\u202egnp.exe.ipynb" in panel
+
+
+# Guarantee 6: the terminal shows only printable text.
+
+
+def test_printable_escapes_controls_format_characters_and_surrogates() -> None:
+    assert printable(ESCAPE) == "\\x1b[1A\\x1b[2Kall fine"
+    assert printable("a\nb\u202ec\udcff") == "a\\nb\\u202ec\\udcff"
+    assert printable("Zoë O'Brien, Jr. [2]*") == "Zoë O'Brien, Jr. [2]*"
+
+
+def test_id_problem_names_the_characters() -> None:
+    assert id_problem("alice") is None
+    assert "U+200B ZERO WIDTH SPACE" in str(id_problem(ZERO_WIDTH))
+
+
+def _terminal_safe(text: str) -> bool:
+    """No control character but the newlines between lines, nothing a UTF-8 terminal cannot print."""
+    text.encode("utf-8")  # a lone surrogate (a file name that is not UTF-8) would raise here
+    return not [c for c in text if c != "\n" and unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp")]
+
+
+def test_the_summary_prints_learners_strings_escaped() -> None:
+    notes = (
+        Note("renamed", f"{ESCAPE}.ipynb is not a notebook of this assignment"),
+        Note("wrote-files", "wrote fake\nPOSSIBLE TAMPERING in 0 submissions\nstray-\udcff.bin"),
+    )
+    outcome = Outcome("mallory", "01_envelope", 0.0, 6.0, notes, 1)
+    summary = render_summary([outcome], [f"{ESCAPE}: contains control characters"])
+    assert _terminal_safe(summary)
+    assert "\\x1b[1A\\x1b[2Kall fine.ipynb" in summary
+    assert not [line for line in summary.splitlines() if line.startswith("POSSIBLE TAMPERING")]
+
+
+def test_progress_lines_are_printed_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    lines: list[str] = []
+    with Progress(1, lines.append, terminal=False) as progress:
+        progress.graded(f"[1/1] 01_envelope  {ESCAPE}", failed=False)
+    with Progress(1, print, terminal=True) as progress:
+        progress.graded(f"[1/1] 01_envelope  {ESCAPE}", failed=False)
+    assert lines == ["[1/1] 01_envelope  \\x1b[1A\\x1b[2Kall fine"]
+    assert "\\x1b[1A" in capsys.readouterr().out
+
+
+def test_every_line_course_grade_prints_is_printable(capsys: pytest.CaptureFixture[str]) -> None:
+    from course_grade.cli import terminal  # the sink of every line the command prints
+
+    terminal(f"similar [01_envelope]: {ESCAPE} ~ bob (100%)\nstray-\udcff.ipynb")
+    out = capsys.readouterr().out
+    assert _terminal_safe(out) and "\\x1b[1A" in out and "\\udcff" in out

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from course_grade.course import Course, CourseError
 from course_grade.intake.files import only_regular, replace
-from course_grade.untrusted import FORMULA_START
+from course_grade.untrusted import FORMULA_START, id_problem
 
 MAX_STUDENT_ID = 128
 """nbgrader's gradebook stores student ids in a column of this many characters."""
@@ -73,8 +73,8 @@ def student_id_problem(name: str) -> str | None:
         return "nbgrader strips spaces around a student id, so this name would not match its own folder"
     if len(name) > MAX_STUDENT_ID:
         return f"longer than the {MAX_STUDENT_ID} characters the gradebook stores"
-    if any(ord(character) < 32 or ord(character) == 127 for character in name):
-        return "contains control characters"
+    if (problem := id_problem(name)) is not None:  # a name that reads as another, or moves the cursor
+        return problem
     if name.startswith(FORMULA_START):
         return f"starts with {name[0]!r}, which a spreadsheet reads as a formula (grades.csv would run it)"
     return None

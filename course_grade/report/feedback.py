@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from course_grade.notes import KINDS, Note
+from course_grade.untrusted import printable
 
 BEGIN, END = "<!-- course-grade notes -->", "<!-- /course-grade notes -->"
 ANCHOR = '<div class="container">'
@@ -19,11 +20,15 @@ STYLE = (
 )
 
 
+def _e(text: str) -> str:
+    """Text escaped for HTML, its control and format characters shown as escapes (`\\u202e`)."""
+    return html.escape(printable(text))
+
+
 def notes_panel(notes: Iterable[Note]) -> str:
     """The block listing the notes, as HTML."""
     items = "".join(
-        f"<li><strong>{html.escape(KINDS.get(note.kind, note.kind))}</strong>: {html.escape(note.text)}</li>"
-        for note in notes
+        f"<li><strong>{_e(KINDS.get(note.kind, note.kind))}</strong>: {_e(note.text)}</li>" for note in notes
     )
     return (
         f'{BEGIN}<div class="grading-notes" style="{STYLE}"><h4>Grading notes</h4><ul>{items}</ul></div>{END}'
@@ -44,7 +49,7 @@ def with_notes(page: str, notes: list[Note]) -> str:
 
 def page_without_notebook(notebook: str, score: float, max_score: float, notes: list[Note]) -> str:
     """A feedback page for a notebook nbgrader had nothing to render for."""
-    title = html.escape(notebook)
+    title = _e(notebook)
     return (
         f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title></head>'
         f'<body style="font-family:sans-serif;max-width:50em;margin:2em auto">'

@@ -20,6 +20,7 @@ from course_grade.report.failures import FailureCount
 from course_grade.report.grades import Assignment, ClassGrades, Submission
 from course_grade.report.plots import histogram_svg
 from course_grade.report.roster import Matched
+from course_grade.untrusted import printable
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 80em; padding: 0 1em; color: #222; }
@@ -94,8 +95,8 @@ def _count(number: int, noun: str) -> str:
 
 
 def _e(text: object) -> str:
-    """Text escaped for HTML."""
-    return html.escape(str(text), quote=True)
+    """Text escaped for HTML, its control and format characters shown as escapes (`\\u202e`)."""
+    return html.escape(printable(text), quote=True)
 
 
 def _table(kind: str, ident: str, caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:

@@ -3,7 +3,8 @@
 Columns (a header row; only `student_id` is required, the others fill the platform's columns):
 `student_id`, `name` (Canvas's "Student", "Last, First"), `canvas_id` (Canvas's "ID"), `sis_user_id`,
 `sis_login_id`, `section`, `first_name`, `last_name`, `email`, `id_number` (Moodle's "ID number").
-Students on either side only are listed, never dropped: `match` says who.
+Students on either side only are listed, never dropped: `match` says who. A value holding a control or format
+character (a bidi override, a zero-width space) is refused: it could read as another student's.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import csv
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
+
+from course_grade.untrusted import id_problem, printable
 
 
 class RosterError(Exception):
@@ -64,6 +67,9 @@ def read_roster(path: Path) -> list[Entry]:
     entries, seen = [], set()
     for number, row in enumerate(rows, 2):
         values = {key: (row.get(key) or "").strip() for key in COLUMNS}
+        for key, value in values.items():
+            if (problem := id_problem(value)) is not None:  # a name a person could not tell from another
+                raise RosterError(f"the roster {path}, line {number}: {key} {printable(value)!r} {problem}")
         if not values["student_id"]:
             raise RosterError(f"the roster {path}, line {number}: no student_id")
         if values["student_id"] in seen:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import course_lib
+from course_grade.untrusted import printable
 
 THRESHOLD = 0.6
 """The share of one side's fingerprinted tokens found in the other from which a pair is flagged."""
@@ -136,11 +137,15 @@ def review_notes(pairs: Iterable[Pair], classmates: Iterable[str]) -> dict[str, 
     return notes
 
 
+def _e(text: str) -> str:
+    """Text escaped for HTML, its control and format characters shown as escapes (`\\u202e`)."""
+    return html.escape(printable(text))
+
+
 def html_report(assignment: str, pairs: Iterable[Pair], threshold: float = THRESHOLD) -> str:
     """A self-contained HTML page listing the flagged pairs of one assignment."""
     rows = "\n".join(
-        f"<tr><td>{html.escape(p.student)}</td><td>{html.escape(p.other)}</td>"
-        f"<td>{round(p.similarity * 100)}%</td></tr>"
+        f"<tr><td>{_e(p.student)}</td><td>{_e(p.other)}</td><td>{round(p.similarity * 100)}%</td></tr>"
         for p in pairs
     )
     return (

@@ -1,4 +1,8 @@
-"""The table that ends a run: students, notebooks, the score distribution, and every problem with its reason."""
+"""The table that ends a run: students, notebooks, the score distribution, and every problem with its reason.
+
+Every learner-controlled string in it (ids, file names in notes, skipped entries) is `printable`: one line,
+no control character that could move the cursor or erase another line.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from course_grade.notes import KINDS, Note
+from course_grade.untrusted import printable
 
 BANDS = ("0%", "1-49%", "50-89%", "90-99%", "100%")
 """Score bands, as shares of the maximum score."""
@@ -67,17 +72,22 @@ def render_summary(
             "",
             f"POSSIBLE TAMPERING in {_count(len(flagged), 'submission')}: points withheld, review by hand:",
         ]
-        lines += [f"  - {outcome.student} ({outcome.assignment})" for outcome in flagged]
+        lines += [
+            f"  - {printable(outcome.student)} ({printable(outcome.assignment)})" for outcome in flagged
+        ]
     troubled = [outcome for outcome in outcomes if outcome.notes]
     lines += ["", f"problems: {len(troubled)} of {len(outcomes)} submissions" + (":" if troubled else "")]
     for outcome in troubled:
         score = f"{outcome.score:g}/{outcome.max_score:g}"
-        lines.append(f"  {outcome.student}  [{outcome.assignment}]  {score}")
-        lines += [f"      {KINDS.get(note.kind, note.kind)}: {note.text}" for note in outcome.notes]
+        lines.append(f"  {printable(outcome.student)}  [{printable(outcome.assignment)}]  {score}")
+        lines += [
+            f"      {printable(KINDS.get(note.kind, note.kind))}: {printable(note.text)}"
+            for note in outcome.notes
+        ]
     skipped = list(skipped)
     if skipped:
         lines += ["", f"{_count(len(skipped), 'entry', 'entries')} of the submissions folder not graded:"]
-        lines += [f"  {line}" for line in skipped]
+        lines += [f"  {printable(line)}" for line in skipped]
     if warnings:
         lines += ["", *warnings]
     return "\n".join(lines)
