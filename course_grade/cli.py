@@ -1,6 +1,7 @@
 """`course-grade`: the instructor's grading pipeline in one command, step by step or all at once.
 
-    course-grade release   [ASSIGNMENT ...]              the learners' versions (nbgrader generate_assignment)
+    course-grade generate  [ASSIGNMENT ...]              the learners' versions (nbgrader generate_assignment;
+                                                         `release`, its old name, still works)
     course-grade autograde SUBMISSIONS [ASSIGNMENT ...]  grade a folder of submissions, in parallel
     course-grade feedback  [ASSIGNMENT ...]              one HTML page per learner and notebook
     course-grade export    [ASSIGNMENT ...] [--to CSV]   grades.csv
@@ -8,6 +9,10 @@
                            [--roster FILE] [--lms NAME]  moodle.csv with a roster)
     course-grade run       SUBMISSIONS [ASSIGNMENT ...]  all of the above, then a summary (the report
                                                          and the exports beside grades.csv)
+
+With SUBMISSIONS and no ASSIGNMENT, the assignments the submissions hold are graded (the run says which);
+the other steps take every assignment of the course. The course is --course, else the current folder when it
+is a course directory (it holds nbgrader_config.py and source/), else this repository's grading/.
     course-grade bundle    OUT [ASSIGNMENT ...]          the learners' edition: notebooks, a library without
                                                          unpublished keys (--publish-keys 01_envelope,...)
 
@@ -23,7 +28,8 @@ import sys
 import warnings
 from pathlib import Path
 
-from course_grade.course import REPOSITORY_COURSE, Course, CourseError, use_this_environment
+from course_grade.course import CONFIG_FILE, REPOSITORY_COURSE, Course, CourseError, use_this_environment
+from course_grade.intake.submissions import assignments_in, check_submissions_folder
 from course_grade.pipeline import EDITION, INSTRUCTOR, Pipeline, default_jobs
 from course_grade.release.bundle import EditionError, build, plan_edition
 from course_grade.report.build import PLATFORMS
@@ -102,20 +108,22 @@ def parser() -> argparse.ArgumentParser:
     )
     steps = main_parser.add_subparsers(dest="step", required=True, metavar="STEP")
     for name, text, takes_submissions, writes_csv in [
-        ("release", "generate the learners' versions (nbgrader generate_assignment)", False, False),
+        ("generate", "generate the learners' versions (nbgrader generate_assignment)", False, False),
         ("autograde", "autograde a folder of submissions in parallel", True, False),
         ("feedback", "render the feedback of every autograded submission", False, False),
         ("export", "write the grades as CSV", False, True),
         ("report", "write the HTML report and the per-question, Canvas and Moodle CSVs", False, False),
-        ("run", "release, autograde, feedback, export and report, then print a summary", True, True),
+        ("run", "generate, autograde, feedback, export and report, then print a summary", True, True),
     ]:
-        step = steps.add_parser(name, parents=[common], help=text, description=text)
+        aliases = ["release"] if name == "generate" else []  # its old name
+        step = steps.add_parser(name, aliases=aliases, parents=[common], help=text, description=text)
         if takes_submissions:
             step.add_argument(
                 "submissions", type=Path,
                 help="submitted/<student>/<assignment>/<notebook>.ipynb, or a folder of <student>.zip files",
             )  # fmt: skip
-        step.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="(default: every assignment)")
+        default = "the assignments the submissions hold" if takes_submissions else "every assignment"
+        step.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=f"(default: {default})")
         if writes_csv:
             step.add_argument(
                 "--to", type=Path, default=Path("grades.csv"), help="the CSV file (default: grades.csv)"
@@ -187,11 +195,11 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message=".*not in session.*")
     try:
         course = Course.open(
-            getattr(args, "course", REPOSITORY_COURSE),
+            getattr(args, "course", default_course(Path.cwd())),
             getattr(args, "db", None),
             getattr(args, "timeout", None),
         )
-        names = course.select(args.assignments)
+        names = _assignments(course, args)
         if args.step == "bundle":
             return _bundle(course, args, names)
         if getattr(args, "roster", None) is not None:
@@ -218,10 +226,36 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def default_course(here: Path) -> Path:
+    """The course `course-grade` works on without --course: `here`, when it is a course directory (as
+    nbgrader takes its working folder), else this repository's grading/."""
+    if (here / CONFIG_FILE).is_file() and (here / "source").is_dir():
+        return here
+    return REPOSITORY_COURSE
+
+
+def _assignments(course: Course, args: argparse.Namespace) -> list[str]:
+    """The assignments a step works on: those named; else, for a folder of submissions, those it holds
+    (never one nobody submitted, which would put zeros in grades.csv); else every assignment."""
+    submissions: Path | None = getattr(args, "submissions", None)
+    if submissions is None or args.assignments:
+        if submissions is not None:
+            check_submissions_folder(course, submissions)
+        return course.select(args.assignments)
+    check_submissions_folder(course, submissions)
+    held = assignments_in(submissions, course.assignments())
+    if not held:
+        raise CourseError(
+            f"{submissions} holds no submission of this course's assignments ({', '.join(course.assignments())})"
+        )
+    print(f"grading {', '.join(held)}: the assignments these submissions hold", flush=True)
+    return held
+
+
 def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int:
     """Run the step the command line names."""
-    if args.step == "release":
-        pipeline.release(names)
+    if args.step in ("generate", "release"):
+        pipeline.generate(names)
     elif args.step == "feedback":
         pipeline.feedback(names)
     elif args.step == "export":
@@ -234,9 +268,9 @@ def _step(pipeline: Pipeline, args: argparse.Namespace, names: list[str]) -> int
             "\n" + render_summary(outcomes, pipeline.skipped, pipeline.sandboxed, pipeline.trusted_checks)
         )
     else:
-        pipeline.start()  # the workers start (and import nbgrader) while the assignments are released
+        pipeline.start()  # the workers start (and import nbgrader) while the learners' versions are generated
         pipeline.pool()  # and this machine's, for the feedback
-        pipeline.release(names)
+        pipeline.generate(names)
         outcomes = pipeline.autograde(args.submissions, names)
         pipeline.feedback(names, [(outcome.student, outcome.assignment) for outcome in outcomes])
         pipeline.export(names, args.to)

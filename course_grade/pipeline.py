@@ -1,4 +1,4 @@
-"""The instructor's pipeline, step by step as nbgrader names them: release, autograde, feedback, export.
+"""The instructor's pipeline, step by step as nbgrader names them: generate, autograde, feedback, export.
 
 This process is the only writer of the gradebook. It releases assignments and exports grades with
 nbgrader in-process; it autogrades on a Dask cluster (`course_grade.run.cluster`: local by default, or a
@@ -30,6 +30,7 @@ from course_grade.intake.resume import SUFFIX as MARK_SUFFIX
 from course_grade.intake.resume import (
     course_version,
     is_marked,
+    left_mark,
     submission_mark,
     uninterrupted,
     unmark,
@@ -64,10 +65,12 @@ from course_grade.run.workers import failure_reason
 from course_grade.score.gradebook import (
     build_template,
     definitions,
+    final_score,
     missing_assignments,
     prepare,
     record,
     rescore,
+    submission_auto_scores,
     writer_lock,
     writing,
 )
@@ -215,8 +218,9 @@ class Pipeline:
         if self.course.db_url.startswith("postgresql"):
             prepare(self.course.db_url, self.course.course_id)
 
-    def release(self, names: list[str]) -> None:
-        """nbgrader generate_assignment: the learners' versions in release/, the definitions in the gradebook."""
+    def generate(self, names: list[str]) -> None:
+        """nbgrader generate_assignment: the learners' versions in release/, the definitions in the gradebook.
+        (nbgrader's release_assignment, which hands them out through the exchange, is the instructor's.)"""
         api = NbGraderAPI(config=copy.deepcopy(self._config))
         self.prepare()
         for name in names:
@@ -224,7 +228,9 @@ class Pipeline:
                 outcome = api.generate_assignment(name, force=True, create=True)
             if not outcome["success"]:
                 raise CourseError(f"nbgrader generate_assignment {name} failed: {failure_reason(outcome)}")
-            self.out(f"released {name} -> {self.course.folder('release', assignment=name)}")
+            self.out(
+                f"generated the learners' version of {name} -> {self.course.folder('release', assignment=name)}"
+            )
 
     def autograde(self, submissions: Path, names: list[str]) -> list[Outcome]:
         """Take the submissions in, autograde them in parallel, record each in the gradebook as it arrives.
@@ -326,19 +332,23 @@ class Pipeline:
         }  # fmt: skip
 
     def _graded_before(self, gradebook: Gradebook, job: AutogradeJob, mark: str) -> bool:
-        """Whether this submission was recorded with this mark, and the gradebook still holds it."""
-        if not is_marked(self.mark_file(job.student, job.assignment), mark):
-            return False
+        """Whether this submission was recorded with this mark, and its autograded files and automatic scores
+        are still those the recording left (nothing else graded it since)."""
         try:
-            gradebook.find_submission(job.assignment, job.student)
+            left = self._left(gradebook, job.student, job.assignment)
         except MissingEntry:
             return False
-        return True
+        return is_marked(self.mark_file(job.student, job.assignment), mark, left)
+
+    def _left(self, gradebook: Gradebook, student: str, assignment: str) -> str:
+        """The mark of what recording a submission left: its autograded folder and its automatic scores."""
+        autograded = fingerprint(self.course.folder("autograded", student, assignment))
+        return left_mark(autograded, submission_auto_scores(gradebook, assignment, student))
 
     def _outcome_of(self, gradebook: Gradebook, job: AutogradeJob) -> Outcome:
         """The outcome of a submission graded before, from the gradebook and its saved notes."""
         submission = gradebook.find_submission(job.assignment, job.student)
-        score, most = float(submission.score), float(submission.max_score)
+        score, most = final_score(submission), float(submission.max_score)
         notes = tuple(load_notes(self.notes_file(job.student, job.assignment)))
         graded = len(list(self.course.folder("autograded", job.student, job.assignment).glob("*.ipynb")))
         return Outcome(job.student, job.assignment, score, most, notes, graded)
@@ -368,12 +378,13 @@ class Pipeline:
             for name, data in result.notebooks.items():
                 (folder / f"{name}.ipynb").write_bytes(data)
                 (folder / f"{name}.ipynb").chmod(0o444)  # as nbgrader leaves autograded notebooks
+            copy_exchange_files(self.course.folder("submitted", student, assignment), folder)
         save_notes(self.notes_file(student, assignment), result.notes)
         if not any(note.kind == "grading-failed" for note in result.notes):  # a failure is tried again
-            write_mark(self.mark_file(student, assignment), mark)
+            write_mark(self.mark_file(student, assignment), mark, self._left(gradebook, student, assignment))
         submission = gradebook.find_submission(assignment, student)
         return Outcome(
-            student, assignment, float(submission.score), float(submission.max_score), result.notes,
+            student, assignment, final_score(submission), float(submission.max_score), result.notes,
             len(result.notebooks),
         )  # fmt: skip
 
@@ -470,6 +481,23 @@ class Pipeline:
             for student, found in notes.items():
                 key = (student, assignment)
                 review[key] = "; ".join(filter(None, [review.get(key, ""), *found]))
+
+
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
+"""What nbgrader's exchange writes beside a submitted notebook. nbgrader's generate_feedback copies them from
+autograded/ to feedback/, and release_feedback needs them there: the secret names the learner's page."""
+
+MAX_EXCHANGE_FILE = 4096
+"""Bytes: a timestamp or a secret is a line; a bigger file in their place is not nbgrader's, and is not copied."""
+
+
+def copy_exchange_files(submitted: Path, autograded: Path) -> None:
+    """Copy the exchange's files of a submission (`EXCHANGE_FILES`) next to its autograded notebooks, as
+    nbgrader's autograde does: regular files of a line, never a link."""
+    for name in EXCHANGE_FILES:
+        source = submitted / name
+        if source.is_file() and not source.is_symlink() and source.stat().st_size <= MAX_EXCHANGE_FILE:
+            shutil.copyfile(source, autograded / name)
 
 
 def submitted_pairs(course: Course, names: list[str]) -> list[tuple[str, str]]:

@@ -102,7 +102,7 @@ def _protected(course: Path) -> dict[str, str]:
 def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
     root = tmp_path_factory.mktemp("hostile")
     course = fresh_course(root)
-    released = course_grade(course, "release", ASSIGNMENT)
+    released = course_grade(course, "generate", ASSIGNMENT)
     assert released.returncode == 0, released.stderr
     before, library = _protected(course), _library()
     with socket.create_server(("127.0.0.1", 0)) as listener:

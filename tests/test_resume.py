@@ -13,6 +13,7 @@ from course_grade.intake.files import fingerprint
 from course_grade.intake.resume import (
     course_version,
     is_marked,
+    left_mark,
     submission_mark,
     uninterrupted,
     write_mark,
@@ -41,11 +42,19 @@ def test_the_mark_changes_with_the_submission_and_with_the_course() -> None:
 
 
 def test_a_mark_is_read_back_only_as_written(tmp_path: Path) -> None:
-    assert not is_marked(tmp_path / "ann" / "01.graded", "m")
-    write_mark(tmp_path / "ann" / "01.graded", "m")
-    assert is_marked(tmp_path / "ann" / "01.graded", "m") and not is_marked(
-        tmp_path / "ann" / "01.graded", "n"
-    )
+    path = tmp_path / "ann" / "01.graded"
+    assert not is_marked(path, "m", "left")
+    write_mark(path, "m", "left")
+    assert is_marked(path, "m", "left")
+    assert not is_marked(path, "n", "left") and not is_marked(path, "m", "other")
+
+
+def test_what_a_recording_left_changes_with_the_autograded_files_and_the_automatic_scores() -> None:
+    files, scores = {"01.ipynb": "a"}, [("01", "test_a", 2.0)]
+    left = left_mark(files, scores)
+    assert left == left_mark(dict(files), list(scores))
+    assert left != left_mark({"01.ipynb": "b"}, scores)
+    assert left != left_mark(files, [("01", "test_a", 0.0)])
 
 
 def test_a_bundle_is_laid_out_with_the_fingerprint_it_was_taken_with(tmp_path: Path) -> None:

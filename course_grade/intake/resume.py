@@ -2,8 +2,11 @@
 
 After `course-grade` has recorded a submission (grades, autograded notebooks, notes), it writes a mark
 beside its notes: a hash of the submission's files, of the assignment's source files, of the course's
-configuration and of the grading options that can change a score, and of the gradebook's URL. A run that
-finds the same mark, and the submission in the gradebook, skips it (unless `--regrade`). A submission that
+configuration and of the grading options that can change a score, and of the gradebook's URL; and, on a
+second line, a hash of what the recording left: the autograded folder's files and the submission's automatic
+scores in the gradebook. A run that finds the same mark, and the same autograded files and scores, skips it
+(unless `--regrade`); a submission that something else graded since (nbgrader's autograde, the formgrader,
+an edited gradebook; the instructor's manual scores do not count) is graded again. A submission that
 could not be graded (a deadline passed, its worker killed) gets no mark: the next run tries it again. The mark is
 removed before a submission is recorded and written after, and recording cannot be cut by Ctrl-C
 (`uninterrupted`), so a run stopped anywhere (Ctrl-C, the Dask scheduler lost, the machine gone) leaves a
@@ -17,7 +20,7 @@ import hashlib
 import json
 import signal
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 
@@ -45,10 +48,16 @@ def submission_mark(files: Mapping[str, str], version: str) -> str:
     return hashlib.sha256(json.dumps([sorted(files.items()), version]).encode()).hexdigest()
 
 
-def is_marked(path: Path, mark: str) -> bool:
-    """Whether the submission whose mark file is `path` was last recorded with this mark."""
+def left_mark(autograded: Mapping[str, str], auto_scores: Sequence[tuple[str, str, float | None]]) -> str:
+    """The mark of what recording a submission left: its autograded files' hashes and its automatic scores."""
+    return hashlib.sha256(json.dumps([sorted(autograded.items()), list(auto_scores)]).encode()).hexdigest()
+
+
+def is_marked(path: Path, mark: str, left: str) -> bool:
+    """Whether the submission whose mark file is `path` was last recorded with this mark, and what that
+    recording left (`left_mark`) is still what is there."""
     try:
-        return path.read_text(encoding="utf-8").strip() == mark
+        return path.read_text(encoding="utf-8").split() == [mark, left]
     except OSError:
         return False
 
@@ -58,10 +67,10 @@ def unmark(path: Path) -> None:
     path.unlink(missing_ok=True)
 
 
-def write_mark(path: Path, mark: str) -> None:
-    """Write a mark once its submission is recorded."""
+def write_mark(path: Path, mark: str, left: str) -> None:
+    """Write a mark, and the mark of what the recording left, once its submission is recorded."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(mark + "\n", encoding="utf-8")
+    path.write_text(f"{mark}\n{left}\n", encoding="utf-8")
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@ result is the list of (student, assignment) pairs to grade. Zip files go through
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import shutil
@@ -55,10 +56,48 @@ class Intake:
     """One line per entry that is not a submission: "name: why"."""
 
 
-def take_in(course: Course, folder: Path, assignments: list[str]) -> Intake:
-    """Put the submissions of `folder` into the course's submitted/ folder and list them."""
+COURSE_FOLDERS = ("source", "release", "autograded", "feedback")
+"""The course's own working folders, none of which holds submissions (submitted/ does)."""
+
+
+def check_submissions_folder(course: Course, folder: Path) -> None:
+    """Raise a CourseError unless `folder` can be a folder of submissions: not a course directory, nor one of
+    a course's working folders (their folders would become students, the instructor's solution among them)."""
     if not folder.is_dir():
         raise CourseError(f"{folder} is not a folder of submissions")
+    here = folder.resolve()
+    what = None
+    if (here / "nbgrader_config.py").is_file() or (here / "source").is_dir() and (here / "release").is_dir():
+        what = "a course directory"
+    for name in COURSE_FOLDERS:
+        if here == (course.root / name).resolve() or (
+            here.name == name and (here.parent / "source").is_dir()
+        ):
+            what = f"the course's {name}/ folder"
+    if what is not None:
+        raise CourseError(
+            f"{folder} is {what}, not a folder of submissions: give the course's submitted/ folder (where "
+            "`nbgrader collect` puts them), or a folder of <student>/<assignment>/ folders or <student>.zip files"
+        )
+
+
+def assignments_in(folder: Path, known: list[str]) -> list[str]:
+    """The assignments of `known` that `folder` holds submissions of, in the order of `known`."""
+    found: set[str] = set()
+    for entry in folder.iterdir():
+        if entry.suffix == ".zip" and entry.is_file() and not entry.is_symlink():
+            with contextlib.suppress(*UNREADABLE), zipfile.ZipFile(entry) as archive:
+                found.update(part for name in archive.namelist() for part in name.split("/")[:-1])
+        elif entry.is_dir() and not entry.is_symlink():
+            found.update(
+                name for name in known if (entry / name).is_dir() and not (entry / name).is_symlink()
+            )
+    return [name for name in known if name in found]
+
+
+def take_in(course: Course, folder: Path, assignments: list[str]) -> Intake:
+    """Put the submissions of `folder` into the course's submitted/ folder and list them."""
+    check_submissions_folder(course, folder)
     zips = sorted(p for p in folder.iterdir() if p.suffix == ".zip" and p.is_file())
     if zips:
         return _from_zips(course, zips, assignments)

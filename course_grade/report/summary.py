@@ -24,6 +24,7 @@ class Outcome:
     student: str
     assignment: str
     score: float
+    """After the late penalty, as grades.csv and the report show it."""
     max_score: float
     notes: tuple[Note, ...] = ()
     notebooks: int = 0

@@ -32,6 +32,7 @@ from nbgrader.api import (  # type: ignore[import-untyped]
     Grade,
     Gradebook,
     MissingEntry,
+    SubmittedAssignment,
     SubmittedNotebook,
 )
 from nbgrader.utils import determine_grade  # type: ignore[import-untyped]
@@ -341,6 +342,24 @@ def scores(url: str, course_id: str, assignment: str, students: list[str]) -> di
                 continue
             found[student] = (float(submission.score), float(submission.max_score))
     return found
+
+
+def final_score(submission: SubmittedAssignment) -> float:
+    """A submission's score after its late penalty, never below 0: the one number every output shows (nbgrader's
+    CSV export computes it so)."""
+    return max(0.0, float(submission.score) - float(submission.late_submission_penalty or 0.0))
+
+
+def submission_auto_scores(
+    gradebook: Gradebook, assignment: str, student: str
+) -> list[tuple[str, str, float | None]]:
+    """(notebook, grade_id, auto_score) of every grade of one submission, in order: what autograding wrote."""
+    submission = gradebook.find_submission(assignment, student)
+    return sorted(
+        (notebook.name, grade.name, grade.auto_score)
+        for notebook in submission.notebooks
+        for grade in notebook.grades
+    )
 
 
 def cell_scores(url: str, course_id: str = "default_course") -> dict[tuple[str, str, str, str], float | None]:
