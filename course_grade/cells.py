@@ -40,3 +40,76 @@ def visible(source: str) -> str:
 def joined(text: str | list[str]) -> str:
     """A source or output text as one string (notebook files may store it as a list of lines)."""
     return "".join(text) if isinstance(text, list) else text
+
+
+def _marks(cell: Any) -> dict[str, Any]:
+    """A cell's nbgrader metadata; {} when it has none, or when the JSON is not shaped as nbformat's."""
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    found = meta.get("nbgrader") if isinstance(meta, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _text(cell: dict[str, Any]) -> str:
+    """A cell's source as one string ("" when it is not text)."""
+    source = cell.get("source", "")
+    return (
+        "".join(map(str, source)) if isinstance(source, list) else source if isinstance(source, str) else ""
+    )
+
+
+def in_context(cells: list[Any], instructor: list[Any]) -> list[str]:
+    """Move each test cell of `cells` (a submission's, in place) that sits before a code cell preceding it in
+    the `instructor`'s notebook to just after the last such cell; return the grade_ids of the tests moved.
+
+    nbgrader puts a deleted test back after the previous cell it tracks (the solution), ahead of the untracked
+    worked examples between them that the test relies on, and leaves a test the learner moved up where it is;
+    moved here, either runs after those examples, as in the instructor's notebook. A submitted code cell is
+    the instructor's code cell with its grade_id, else the one with its cell id, else the first one with the
+    same source (each instructor cell matched once). A test already after all of them stays where it is
+    (below the learner's own cells, say). Any JSON is taken: a cell not shaped as nbformat's matches nothing.
+    """
+
+    def code(cell: Any) -> bool:
+        return isinstance(cell, dict) and cell.get("cell_type") == "code"
+
+    def grade_id(cell: Any) -> str:
+        found = _marks(cell).get("grade_id")
+        return found if isinstance(found, str) else ""
+
+    def cell_id(cell: dict[str, Any]) -> str:
+        found = cell.get("id")
+        return found if isinstance(found, str) else ""
+
+    ours = [(index, cell) for index, cell in enumerate(instructor) if code(cell)]
+    by_grade_id = {grade_id(cell): index for index, cell in ours if grade_id(cell)}
+    by_id = {cell_id(cell): index for index, cell in ours if cell_id(cell)}
+    by_source: dict[str, list[int]] = {}
+    for index, cell in ours:
+        if not grade_id(cell) and _text(cell).strip():
+            by_source.setdefault(_text(cell), []).append(index)
+    place: dict[int, int] = {}
+    """id() of a submitted code cell -> the index of its instructor cell."""
+    for cell in filter(code, cells):
+        found = by_grade_id.get(grade_id(cell))
+        if found is None and cell_id(cell) in by_id and by_id[cell_id(cell)] not in place.values():
+            found = by_id[cell_id(cell)]
+        while found is None and (same := by_source.get(_text(cell))):
+            found = same.pop(0)
+            found = None if found in place.values() else found
+        if found is not None:
+            place[id(cell)] = found
+    moved = []
+    tests = [
+        cell
+        for cell in cells
+        if id(cell) in place and _marks(cell).get("grade") and not _marks(cell).get("solution")
+    ]
+    for test in sorted(tests, key=lambda cell: place[id(cell)]):
+        before = [
+            at for at, cell in enumerate(cells) if place.get(id(cell), len(instructor)) < place[id(test)]
+        ]
+        here = next(at for at, cell in enumerate(cells) if cell is test)
+        if before and here < max(before):
+            cells.insert(max(before), cells.pop(here))  # after the pop, max(before) is just after that cell
+            moved.append(grade_id(test))
+    return moved

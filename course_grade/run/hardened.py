@@ -17,6 +17,10 @@
   a duplicated graded cell or a notebook from another assignment: the cells it un-grades keep a partial
   `nbgrader` metadata, and a missing test is put back after its solution cell, which may be missing too.
   This removes that metadata whole, and puts a test back after the nearest earlier cell still there.
+  nbgrader places a missing test after the previous cell it tracks (the solution), ahead of the untracked
+  worked examples the test relies on, and leaves a test the learner moved up where it is; given the
+  instructor's notebooks (`instructor_folder`), this moves every test cell that would run before a code cell
+  preceding it there to just after the last such cell (`course_grade.cells.in_context`).
 - `HideHiddenTests` (added to GenerateFeedback's preprocessors with `--hide-hidden-tests`): the autograded
   notebook holds the instructor's test cells whole, hidden tests included, and their outputs can show a
   hidden test's inputs and expected values; this shows "hidden test k of N failed" instead, keeps a visible
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import copy
 import glob
+import json
 import os
 import queue
 import time
@@ -45,9 +50,9 @@ from nbformat import NotebookNode
 from nbgrader import utils  # type: ignore[import-untyped]
 from nbgrader.converters import Autograde, GenerateFeedback, NbGraderException  # type: ignore[import-untyped]
 from nbgrader.preprocessors import Execute, OverwriteCells  # type: ignore[import-untyped]
-from traitlets import Bool, Float, Integer
+from traitlets import Bool, Float, Integer, Unicode
 
-from course_grade.cells import cell_grade_id, visible
+from course_grade.cells import cell_grade_id, in_context, visible
 from course_grade.cputime import WALL_FACTOR, CpuLimit, tree_cpu_seconds
 from course_grade.notebooks import node
 from course_grade.run.kernels import GradingKernelManager
@@ -244,6 +249,10 @@ class SafeOverwriteCells(OverwriteCells):  # type: ignore[misc]
     strip_hidden_tests = Bool(False, help="Leave the hidden tests out of the learner's kernel.").tag(
         config=True
     )
+    instructor_folder = Unicode(
+        "",
+        help="The folder of the assignment's source notebooks: tests run after the cells they follow there.",
+    ).tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: Any) -> Any:
         """Drop the empty metadata DeduplicateIds leaves on extra copies, then overwrite as nbgrader does."""
@@ -251,11 +260,28 @@ class SafeOverwriteCells(OverwriteCells):  # type: ignore[misc]
             if "nbgrader" in cell.metadata and not cell.metadata.nbgrader.get("grade_id"):
                 del cell.metadata["nbgrader"]
         nb, resources = super().preprocess(nb, resources)
+        instructor = self._instructor(resources["nbgrader"]["notebook"])
+        if instructor is not None:
+            for grade_id in in_context(nb.cells, instructor):
+                self.log.warning(
+                    "Test cell %s ran before cells it follows in the source; moved after them", grade_id
+                )
         if self.strip_hidden_tests:
             for cell in nb.cells:
                 if cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell):
                     cell.source = visible(cell.source)
         return nb, resources
+
+    def _instructor(self, notebook: str) -> list[Any] | None:
+        """The cells of the instructor's notebook `notebook` (as JSON), or None when there is none to read."""
+        if not self.instructor_folder:
+            return None
+        try:
+            with open(os.path.join(self.instructor_folder, f"{notebook}.ipynb"), encoding="utf-8") as handle:
+                cells = json.load(handle).get("cells")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return cells if isinstance(cells, list) else None
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int) -> Any:
         """Overwrite one cell; if nbgrader removed its grade_id (unknown cell), remove the rest too."""

@@ -152,6 +152,7 @@ def _autograde(job: AutogradeJob, settings: Settings, scratch: Path) -> Autograd
     search = search_path(write_library(library, scratch / "library")) if library is not None else []
     config.GradingKernelManager.library = search
     config.SafeOverwriteCells.strip_hidden_tests = library is not None
+    config.SafeOverwriteCells.instructor_folder = str(real.folder("source", assignment=job.assignment))
     outcome = convert(LiteralAutograde, config, job.assignment, job.student)
     notes += _side_effects(
         changed(before, fingerprint(course, skip=course / "autograded")), autograded, expected

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from course_grade.cells import in_context
 from course_grade.score.hidden import verdict_at
 from course_grade.score.trusted.coverage import unverified
 from course_grade.score.trusted.pipe.objects import RemoteClass, RemoteInstance
@@ -128,8 +129,15 @@ def split_cells(source: Notebook, submitted: Notebook) -> Plan:
 
     The graded names come from the instructor's solution cells, never from the submission's: a submitted
     solution cell that also defines one of the instructor's names (`refusal`, `load_fixture`, `server`)
-    changes nothing the checks see, and is flagged for review."""
+    changes nothing the checks see, and is flagged for review. A test cell the learner moved above cells it
+    follows in the instructor's notebook counts from after them, as the learner's kernel runs it
+    (`course_grade.cells.in_context`)."""
     result = Plan()
+    cells = submitted.get("cells") if isinstance(submitted, dict) else None
+    ours = source.get("cells") if isinstance(source, dict) else None
+    if isinstance(cells, list) and isinstance(ours, list):
+        submitted = {**submitted, "cells": list(cells)}
+        in_context(submitted["cells"], ours)
     fixed: dict[str, str] = {}
     for cell in _code_cells(source):
         grade_id = str(_nbgrader(cell).get("grade_id", ""))
