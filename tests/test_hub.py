@@ -47,14 +47,16 @@ def solution(grade_id: str) -> str:
     return re.sub(r"\n?[ \t]*### (BEGIN|END) SOLUTION", "", "".join(cell["source"]))
 
 
-def hidden_test_lines() -> list[str]:
-    """Every line of the instructor's hidden tests long enough to be recognised if it leaked."""
+def hidden_test_lines(public: str) -> list[str]:
+    """Every line of the instructor's hidden tests long enough to be recognised if it leaked, but for those
+    the learner may see anyway (`public`: the learners' notebook and their own answer)."""
     lines = []
     for cell in json.loads(SOURCE.read_text())["cells"]:
         hidden = re.findall(
             r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", "".join(cell["source"]), re.S
         )
         lines += [line.strip() for region in hidden for line in region.splitlines() if len(line.strip()) > 24]
+    lines = [line for line in lines if line not in public]
     assert lines, "the assignment has hidden tests to look for"
     return lines
 
@@ -137,7 +139,11 @@ def test_a_class_fetches_submits_is_graded_by_course_grade_and_reads_its_feedbac
     released = as_instructor(hub, "nbgrader", "release_feedback", ASSIGNMENT)
     assert released.count("Feedback released to") == 2, released
 
-    leaked = hidden_test_lines()
+    released = Path(hub.exchange) / "tool-call-boundary" / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    cells = json.loads(released.read_text())["cells"]
+    leaked = hidden_test_lines(
+        "\n".join("".join(cell["source"]) for cell in cells) + solution("parse_envelope")
+    )
     for learner, score in ((first, "15"), (second, "0")):
         text = fetch_feedback(browser, hub, learner)
         assert re.search(rf"Score:\s*{score}(\.0)?\s*/\s*19", text), text[:2000]
