@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from course_grade.report.similarity import (
     REFERENCE,
     graded_names,
     html_report,
+    instructors_solution,
     key_source,
     review_class,
     review_notes,
@@ -103,7 +105,30 @@ def course_with(tmp_path: Path, solutions: dict[str, str]) -> Path:
 
 def test_a_class_review_flags_the_copy_writes_the_report_and_leaves_honest_work_alone(tmp_path: Path) -> None:
     pasted = reference().replace("MAX_ARGUMENT_DEPTH = 64\n", "").replace("MAX_ARGUMENT_DEPTH", "64")
-    root = course_with(tmp_path, {"kim": pasted, "lee": honest(1), "max": honest(0)})
-    pairs, notes, report = review_class(root, NAME, ["kim", "lee", "max"])
+    root = course_with(tmp_path, {"kim": pasted, "lee": honest(1)})
+    pairs, notes, report = review_class(root, NAME, ["kim", "lee"])
     assert [(p.student, p.other) for p in pairs] == [("kim", REFERENCE)] and set(notes) == {"kim"}
     assert report.is_file() and "kim" in report.read_text(encoding="utf-8")
+
+
+def test_a_verbatim_copy_of_the_instructors_solution_is_flagged_naming_it(tmp_path: Path) -> None:
+    root = course_with(tmp_path, {"lee": honest(1), "max": honest(0)})
+    (root / "submitted" / "nia" / NAME).mkdir(parents=True)
+    (root / "submitted" / "nia" / NAME / f"{NAME}.ipynb").write_text(
+        json.dumps(instructor()), encoding="utf-8"
+    )
+    pairs, notes, report = review_class(root, NAME, ["lee", "max", "nia"])
+    solution = instructors_solution(NAME)
+    assert solution == "the instructor's solution (source/01_envelope)"
+    assert {(p.student, p.other) for p in pairs} == {("max", solution), ("nia", solution), ("max", "nia")}
+    assert f"similar to {solution} (100%)" in notes["nia"] and "lee" not in notes
+    assert html.escape(solution) in report.read_text(encoding="utf-8")
+
+
+def test_the_instructors_solution_is_no_classmate_and_an_honest_answer_is_not_flagged_by_it() -> None:
+    solution = {instructors_solution(NAME): honest(0)}
+    pairs = similar_pairs({"lee": honest(1)}, reference(), boilerplate(), solutions=solution)
+    assert pairs == [] and review_notes(pairs, ["lee"]) == {}
+    pairs = similar_pairs({"nia": honest(0)}, reference(), boilerplate(), solutions=solution)
+    assert [(p.student, p.other) for p in pairs] == [("nia", instructors_solution(NAME))]
+    assert set(review_notes(pairs, ["nia"])) == {"nia"}

@@ -72,4 +72,6 @@ def test_the_summary_and_the_csv_name_the_possible_tampering(graded: tuple[Path,
     root, run = graded
     rows = {row["student_id"]: row for row in csv_rows(root / "grades.csv")}
     assert "POSSIBLE TAMPERING in " in run.stdout and f"  - blanker ({ASSIGNMENT})" in run.stdout
-    assert rows["honest"]["review"] == "" and "nbgrader passed it" in rows["blanker"]["review"]
+    # "honest" hands in the instructor's notebook itself: a verbatim copy, the one thing its review names
+    assert rows["honest"]["review"] == f"similar to the instructor's solution (source/{ASSIGNMENT}) (100%)"
+    assert "nbgrader passed it" in rows["blanker"]["review"]

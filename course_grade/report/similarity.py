@@ -3,9 +3,11 @@
 Each submission's solution cells are fingerprinted with copydetect (winnowed k-grams of the tokenized code,
 identifiers and literals normalised, so renaming or inlining a constant changes little); the learners'
 version of the notebook is the boilerplate (its stubs and signatures match everybody). Every pair of
-classmates, every submission against the key (the reference source of the assignment's graded functions)
+classmates, every submission against the key (the reference source of the assignment's graded functions),
+against the instructor's solution cells (the course's `source/<assignment>` notebooks, never a classmate)
 and, optionally, against earlier submissions is scored; pairs at or above the threshold become review notes
-(`similar to the reference (NN%)`, `similar to <student> (NN%)`) and rows of an HTML report.
+(`similar to the reference (NN%)`, `similar to the instructor's solution (source/01_envelope) (NN%)`,
+`similar to <student> (NN%)`) and rows of an HTML report.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ WINDOW = 1
 
 REFERENCE = "the reference"
 """The name a key goes by in notes and the report."""
+
+
+def instructors_solution(assignment: str) -> str:
+    """The name the instructor's solution cells of an assignment go by in notes and the report."""
+    return f"the instructor's solution (source/{assignment})"
 
 
 @dataclass(frozen=True)
@@ -103,13 +110,15 @@ def similar_pairs(
     boilerplate: str,
     earlier: Mapping[str, str] | None = None,
     threshold: float = THRESHOLD,
+    solutions: Mapping[str, str] | None = None,
 ) -> list[Pair]:
-    """Every pair of classmates, every submission with the reference and with each earlier one, at or above
-    the threshold, most similar first."""
+    """Every pair of classmates, every submission with the reference, with the instructor's `solutions` (name
+    -> solution cells) and with each earlier one, at or above the threshold, most similar first."""
     common = [int(h) for h in _fingerprint("boilerplate", boilerplate).hashes]
     prints = {student: _fingerprint(student, code, common) for student, code in sorted(sources.items())}
     others = {REFERENCE: _fingerprint("reference", reference, common)} | {
-        name: _fingerprint(name, code, common) for name, code in sorted((earlier or {}).items())
+        name: _fingerprint(name, code, common)
+        for name, code in [*sorted((solutions or {}).items()), *sorted((earlier or {}).items())]
     }
     pairs = [
         Pair(one, two, score)
@@ -195,7 +204,8 @@ def review_class(
             for folder in sorted(earlier.iterdir())
             if (folder / assignment).is_dir()
         }
-    pairs = similar_pairs(sources, key_source(names), boilerplate, old, threshold)
+    solutions = {instructors_solution(assignment): _solutions(root / "source" / assignment)}
+    pairs = similar_pairs(sources, key_source(names), boilerplate, old, threshold, solutions)
     report = root / "similarity" / f"{assignment}.html"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(html_report(assignment, pairs, threshold), encoding="utf-8")
