@@ -8,6 +8,9 @@ from typing import Any
 import nbformat
 from nbformat import NotebookNode
 
+MAX_NOTEBOOK_BYTES = 50_000_000
+"""A submitted notebook larger than this is not graded (stored outputs are cleared anyway), nor reviewed."""
+
 
 def parse(text: str) -> NotebookNode:
     """A notebook from its JSON text, upgraded to nbformat 4 (raises for text that is not a notebook)."""

@@ -417,11 +417,15 @@ class Pipeline:
                 if (student, assignment) in failures:
                     reason = failures[(student, assignment)]
                     notes.append(Note("grading-failed", f"nbgrader could not render the feedback: {reason}"))
-                notebooks = [
-                    (n.name, float(n.score), float(n.max_score))
-                    for n in gradebook.find_submission(assignment, student).notebooks
-                ]
-                pages += len(finish(self.course.folder("feedback", student, assignment), notebooks, notes))
+                try:  # one learner's page that cannot be finished leaves the others' alone
+                    notebooks = [
+                        (n.name, float(n.score), float(n.max_score))
+                        for n in gradebook.find_submission(assignment, student).notebooks
+                    ]
+                    folder = self.course.folder("feedback", student, assignment)
+                    pages += len(finish(folder, notebooks, notes))
+                except Exception as error:  # noqa: BLE001 - recorded with its reason, and the class goes on
+                    self.out(f"feedback for {student} [{assignment}] failed: {printable(repr(error))}")
         self.out(f"feedback: {pages} pages in {self.course.folder('feedback')}")
         return pages
 
@@ -470,9 +474,13 @@ class Pipeline:
             students = sorted({student for student, name in review if name == assignment})
             if not students:
                 continue
-            pairs, notes, report = review_class(
-                self.course.root, assignment, students, self.similarity_against, self.similarity_threshold
-            )
+            try:  # the review never stops grades.csv or the report (each notebook is read safely already)
+                pairs, notes, report = review_class(
+                    self.course.root, assignment, students, self.similarity_against, self.similarity_threshold
+                )
+            except Exception as error:  # noqa: BLE001 - said, and the class's grades are written regardless
+                self.out(f"similarity review of {assignment} failed: {printable(repr(error))}")
+                continue
             for pair in pairs:
                 self.out(
                     f"similar [{assignment}]: {pair.student} ~ {pair.other} ({round(pair.similarity * 100)}%)"

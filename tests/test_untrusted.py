@@ -9,24 +9,29 @@ from __future__ import annotations
 
 import csv
 import datetime
+import json
+import os
 import unicodedata
+import zipfile
 from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
 
-from course_grade.course import use_this_environment
-from course_grade.intake.submissions import student_id_problem
+from course_grade.course import Course, use_this_environment
+from course_grade.intake.submissions import student_id_problem, take_in
+from course_grade.notebooks import MAX_NOTEBOOK_BYTES
 from course_grade.notes import Note
 from course_grade.progress import Progress
 from course_grade.report.analytics import cell_statistics
 from course_grade.report.exports import write_canvas, write_moodle, write_per_question
-from course_grade.report.feedback import notes_panel
+from course_grade.report.feedback import finish, notes_panel, page_without_notebook
 from course_grade.report.grades import Assignment, CellScore, ClassGrades, Question, Student, Submission
 from course_grade.report.grades_csv import export_csv
 from course_grade.report.page import Report, render_page
 from course_grade.report.roster import Entry, RosterError, read_roster
-from course_grade.report.similarity import Pair, html_report
+from course_grade.report.safe_html import POLICY, POLICY_META, clean, clean_feedback
+from course_grade.report.similarity import Pair, html_report, review_class, review_notebook
 from course_grade.report.summary import Outcome, render_summary
 from course_grade.untrusted import csv_cell, id_problem, printable
 
@@ -255,3 +260,184 @@ def test_every_line_course_grade_prints_is_printable(capsys: pytest.CaptureFixtu
     terminal(f"similar [01_envelope]: {ESCAPE} ~ bob (100%)\nstray-\udcff.ipynb")
     out = capsys.readouterr().out
     assert _terminal_safe(out) and "\\x1b[1A" in out and "\\udcff" in out
+
+
+# Guarantee 1: no learner markup runs (the browser run is in tests/test_hostile_outputs.py).
+
+MARKUP = [
+    "<script>window.__pwned=1</script>",
+    '<img src=x onerror="window.__pwned=1">',
+    '<a href="javascript:window.__pwned=1">x</a>',
+    '<a href="  JaVaScRiPt:window.__pwned=1">x</a>',
+    '<a href="data:text/html,<script>alert(1)</script>">x</a>',
+    '<svg onload="window.__pwned=1"><circle r="5"/></svg>',
+    '<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>',
+    "<form action='javascript:alert(1)'><button>go</button></form>",
+    "<meta http-equiv='refresh' content='0;url=javascript:alert(1)'>",
+    "<style>.grading-notes{display:none}</style>",
+    "<div class='modal navbar-fixed-top hidden' style='position:fixed'>x</div>",
+    "<object data='x.swf'></object><embed src='x'><base href='http://x.example/'>",
+]
+
+
+@pytest.mark.parametrize("markup", MARKUP)
+def test_the_sanitiser_keeps_nothing_that_runs_or_overlays(markup: str) -> None:
+    cleaned = clean(markup).lower()
+    for needle in ("<script", "onerror", "onload", "javascript:", "data:", "<iframe", "<svg", "<form", "<meta",
+                   "<style", "style=", "modal", "fixed", "hidden", "<object", "<embed", "<base"):  # fmt: skip
+        assert needle not in cleaned, (markup, cleaned)
+
+
+def test_the_sanitiser_keeps_what_nbconvert_writes() -> None:
+    markup = (
+        '<div class="cell border-box-sizing text_cell rendered"><div class="inner_cell">'
+        '<div class="text_cell_render border-box-sizing rendered_html"><h2 id="Parse">Parse</h2>'
+        '<p>See <a href="https://example.org/doc">the docs</a> and <code>f(x)</code>.</p></div></div></div>'
+        '<div class="highlight hl-ipython3"><pre><span class="k">def</span> <span class="nf">f</span></pre></div>'
+    )
+    assert clean(markup) == markup
+
+
+def _nbgrader_page(notebook: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8" />\n<title>nb</title>\n'
+        '<script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js"> </script>\n'
+        "<style>body { color: black }</style>\n</head>\n<body>\n"
+        '<div class="container"><div class="panel-heading"><h4>nb (Score: 1.0 / 2.0)</h4></div>'
+        f'<div class="container" id="notebook-container">{notebook}</div></div>\n</body>\n</html>\n'
+    )
+
+
+def test_a_feedback_page_keeps_its_layout_and_loses_the_learners_markup() -> None:
+    page = clean_feedback(_nbgrader_page("<p>mine</p>" + "".join(MARKUP)))
+    assert page.index(POLICY_META) < page.index("<title>") and "<style>body { color: black }</style>" in page
+    assert "<h4>nb (Score: 1.0 / 2.0)</h4>" in page and "<p>mine</p>" in page
+    assert "<script" not in page and "onerror" not in page and "javascript:" not in page
+    assert clean_feedback(page) == page  # a page finished twice (a rerun) is the same page
+
+
+def test_every_page_the_course_writes_carries_the_policy(tmp_path: Path) -> None:
+    assert "script-src 'none'" in POLICY and "default-src 'none'" in POLICY
+    pages = {
+        "report": _review_page("honest", ""),
+        "similarity": html_report("a1", []),
+        "feedback without a notebook": page_without_notebook("nb", 0.0, 1.0, [Note("missing", "x")]),
+    }
+    (tmp_path / "nb.html").write_text(_nbgrader_page("<p>mine</p>"))
+    finish(tmp_path, [("nb", 1.0, 2.0)], [Note("flagged", "look")])
+    pages["feedback"] = (tmp_path / "nb.html").read_text()
+    for kind, page in pages.items():
+        assert page.count(POLICY_META) == 1, kind
+        assert page.index(POLICY_META) < page.index("<title>"), kind  # before anything it governs
+
+
+# Guarantee 4: the review reads only what grading read.
+
+
+def _notebook(code: str) -> str:
+    cell = {"cell_type": "code", "metadata": {"nbgrader": {"solution": True}}, "source": code, "outputs": []}
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+HOSTILE_NOTEBOOKS = {
+    "link": "is a symbolic link",
+    "device": "is a symbolic link",
+    "fifo": "is not a regular file",
+    "deep": "could not be read (RecursionError)",
+    "huge": f"is larger than {MAX_NOTEBOOK_BYTES:,} bytes",
+    "odd-cells": "could not be read (AttributeError)",
+    "latin1": "could not be read (UnicodeDecodeError)",
+}
+"""A submitted notebook -> why the review leaves it out."""
+
+
+def _hostile_notebook(kind: str, path: Path, honest: Path) -> None:
+    if kind == "link":
+        path.symlink_to(honest)
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)  # opening it to read would block a reader that does not know
+    elif kind == "deep":
+        path.write_text('{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    elif kind == "huge":
+        with open(path, "wb") as handle:
+            handle.truncate(MAX_NOTEBOOK_BYTES + 1)  # sparse: no disk used
+    elif kind == "odd-cells":
+        path.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": ["not", "a", "dict"]}]}))
+    else:
+        path.write_bytes(b'{"cells": [], "metadata": {"author": "caf\xe9"}}')  # Latin-1, not UTF-8
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE_NOTEBOOKS))
+def test_the_review_leaves_out_what_grading_would_not_read(kind: str, tmp_path: Path) -> None:
+    honest = tmp_path / "honest.ipynb"
+    honest.write_text(_notebook("def f(x):\n    return x\n"))
+    _hostile_notebook(kind, tmp_path / "nb.ipynb", honest)
+    notebook, problem = review_notebook(tmp_path / "nb.ipynb")
+    assert notebook == {"cells": []} and problem == HOSTILE_NOTEBOOKS[kind]
+    assert review_notebook(honest) == (json.loads(honest.read_text()), None)
+
+
+def test_a_class_review_flags_no_classmate_of_a_linked_or_broken_notebook(tmp_path: Path) -> None:
+    solution = "def parse(text):\n" + "".join(
+        f"    step_{i} = len(text) * {i} + {i * i}\n" for i in range(30)
+    )
+    (tmp_path / "source" / "a1").mkdir(parents=True)
+    (tmp_path / "source" / "a1" / "nb.ipynb").write_text(
+        _notebook("def parse(text):\n    raise NotImplementedError\n")
+    )
+    for student in ("honest", "linker", "deep", "stray"):
+        (tmp_path / "submitted" / student / "a1").mkdir(parents=True)
+    honest = tmp_path / "submitted" / "honest" / "a1" / "nb.ipynb"
+    honest.write_text(_notebook(solution))
+    (tmp_path / "submitted" / "linker" / "a1" / "nb.ipynb").symlink_to("../../honest/a1/nb.ipynb")
+    _hostile_notebook("deep", tmp_path / "submitted" / "deep" / "a1" / "nb.ipynb", honest)
+    (tmp_path / "submitted" / "stray" / "a1" / "copy.ipynb").write_text(_notebook(solution))  # not graded
+    (tmp_path / "submitted" / "stray" / "a1" / "nb.ipynb").write_text(
+        _notebook("def parse(text):\n    return 1\n")
+    )
+    pairs, notes, _ = review_class(tmp_path, "a1", ["honest", "linker", "deep", "stray"])
+    assert [pair for pair in pairs if {pair.student, pair.other} & {"linker", "deep", "stray"}] == []
+    assert notes["linker"] == ["nb.ipynb left out of the similarity review: it is a symbolic link"]
+    assert notes["deep"] == [
+        "nb.ipynb left out of the similarity review: it could not be read (RecursionError)"
+    ]
+    assert "stray" not in notes and not any("linker" in n or "stray" in n for n in notes.get("honest", []))
+
+
+# Guarantee 5: one learner can never stop the class.
+
+
+def test_feedback_is_written_when_a_note_names_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    stray = os.fsdecode(b"stray-\xff.ipynb")  # as Python reads a file name that is not UTF-8
+    (tmp_path / "nb.html").write_text(_nbgrader_page("<p>mine</p>"))
+    notes = [Note("renamed", f"{stray} is not a notebook of this assignment and was not graded.")]
+    finish(tmp_path, [("nb", 1.0, 2.0), ("other", 0.0, 1.0)], notes)
+    for page in ("nb.html", "other.html"):
+        assert "stray-\\udcff.ipynb" in (tmp_path / page).read_text(encoding="utf-8")
+
+
+def test_a_zip_nbgrader_refuses_is_skipped_with_its_reason_and_the_class_goes_on(tmp_path: Path) -> None:
+    from tests.grading_helpers import fresh_course
+
+    root = fresh_course(tmp_path)
+    course = Course(root, f"sqlite:///{root / 'gradebook.db'}", "default_course")
+    zips = tmp_path / "zips"
+    zips.mkdir()
+    notebook = _notebook("x = 1")
+    with zipfile.ZipFile(zips / "ann.zip", "w") as archive:
+        archive.writestr("01_envelope/01_envelope.ipynb", notebook)
+    with zipfile.ZipFile(zips / "mallory.zip", "w") as archive:  # a file and a folder of one name
+        archive.writestr("01_envelope", "a file named as the folder")
+        archive.writestr("01_envelope/01_envelope.ipynb", notebook)
+    with zipfile.ZipFile(zips / "ann.tar.zip", "w") as archive:  # nbgrader would extract it as `ann`
+        archive.writestr("01_envelope/01_envelope.ipynb", _notebook("x = 2"))
+    intake = take_in(course, zips, ["01_envelope"])
+    assert intake.submissions == [("ann", "01_envelope")]
+    assert json.loads(
+        (root / "submitted" / "ann" / "01_envelope" / "01_envelope.ipynb").read_text()
+    ) == json.loads(notebook)
+    skipped = "\n".join(intake.skipped)
+    assert "mallory.zip: nbgrader's zip_collect refuses it (" in skipped and "File exists" in skipped
+    assert "ann.tar.zip: nbgrader would take it in as 'ann'" in skipped

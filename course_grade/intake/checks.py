@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course_grade.cells import Notebook, cell_grade_id, joined, visible
+from course_grade.notebooks import MAX_NOTEBOOK_BYTES as MAX_NOTEBOOK_BYTES  # kept here for its importers
 from course_grade.notebooks import parse
 from course_grade.notes import Note, listing
-
-MAX_NOTEBOOK_BYTES = 50_000_000
-"""A submitted notebook larger than this is not graded (stored outputs are cleared anyway)."""
 
 
 @dataclass(frozen=True)

@@ -162,8 +162,12 @@ def _from_folders(course: Course, folder: Path, assignments: list[str]) -> Intak
             )
         for assignment in found:
             source, target = entry / assignment, course.folder("submitted", entry.name, assignment)
-            if source.resolve() != target.resolve():
-                replace(target, functools.partial(_copy_folder, source))
+            try:  # one folder that cannot be copied (unreadable, a loop) is skipped, the class goes on
+                if source.resolve() != target.resolve():
+                    replace(target, functools.partial(_copy_folder, source))
+            except (OSError, RuntimeError, shutil.Error) as error:
+                intake.skipped.append(f"{entry.name}: {assignment} could not be copied ({error})"[:500])
+                continue
             intake.submissions.append((entry.name, assignment))
     return intake
 
@@ -178,18 +182,18 @@ def _from_zips(course: Course, zips: list[Path], assignments: list[str]) -> Inta
     intake = Intake()
     students = []
     for path in zips:
-        problem = student_id_problem(path.stem) or zip_problem(path)
+        problem = student_id_problem(path.stem) or zip_name_problem(path) or zip_problem(path)
         if problem is not None:
             intake.skipped.append(f"{path.name}: {problem}")
         else:
             students.append(path)
     for assignment in assignments:
-        archive = course.folder("downloaded", assignment) / "archive"
-        replace(archive, lambda destination: destination.mkdir(parents=True))
         for path in students:
-            shutil.copyfile(path, archive / path.name)
             replace(course.folder("submitted", path.stem, assignment), lambda destination: None)
-        _zip_collect(course, assignment)
+        refused = _collect(course, assignment, students)
+        for path, reason in refused.items():
+            intake.skipped.append(f"{path.name}: nbgrader's zip_collect refuses it ({reason})")
+            students.remove(path)
         intake.submissions.extend(
             (path.stem, assignment)
             for path in students
@@ -203,6 +207,49 @@ def _from_zips(course: Course, zips: list[Path], assignments: list[str]) -> Inta
     )
     intake.submissions.sort()
     return intake
+
+
+def zip_name_problem(path: Path) -> str | None:
+    """Why nbgrader would take a zip in under another name than its stem (`x.tar.zip` becomes `x`), or None."""
+    if path.stem.endswith(".tar"):
+        return f"nbgrader would take it in as {path.stem[:-4]!r}, another name: rename it"
+    return None
+
+
+def _collect(course: Course, assignment: str, zips: list[Path]) -> dict[Path, str]:
+    """zip_collect the zips for one assignment; return those nbgrader refuses, each with its reason.
+
+    nbgrader's zip_collect stops on the first zip it cannot extract (a file and a folder of one name, say):
+    then each zip is collected on its own, and only the refused ones are left out."""
+    try:
+        _zip_collect_these(course, assignment, zips)
+        return {}
+    except CourseError as error:
+        if len(zips) == 1:
+            return {zips[0]: _last_line(str(error))}
+    refused = {}
+    for path in zips:
+        try:
+            _zip_collect_these(course, assignment, [path])
+        except CourseError as error:
+            refused[path] = _last_line(str(error))
+            replace(course.folder("submitted", path.stem, assignment), lambda destination: None)
+    return refused
+
+
+def _last_line(text: str) -> str:
+    """The last line of an error's text (nbgrader's exception), cut short."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return (lines[-1] if lines else "no reason given")[:300]
+
+
+def _zip_collect_these(course: Course, assignment: str, zips: list[Path]) -> None:
+    """Put exactly these zips in the assignment's archive folder and zip_collect them."""
+    archive = course.folder("downloaded", assignment) / "archive"
+    replace(archive, lambda destination: destination.mkdir(parents=True))
+    for path in zips:
+        shutil.copyfile(path, archive / path.name)
+    _zip_collect(course, assignment)
 
 
 def _zip_collect(course: Course, assignment: str) -> None:

@@ -1,5 +1,9 @@
 """The learner's feedback: nbgrader's HTML with the grading notes on top, or a page of its own when there is
 no autograded notebook to render (a missing, renamed or unreadable notebook, or one that could not be graded).
+
+nbgrader renders a learner's markdown and raw HTML cells as they are: the notebook part of its page is
+sanitised (`course_grade.report.safe_html.clean_feedback`) and every page carries a Content-Security-Policy
+forbidding script, so nothing a learner wrote runs in the browser of the instructor who reviews the page.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from course_grade.notes import KINDS, Note
+from course_grade.report.safe_html import POLICY_META, clean_feedback
 from course_grade.untrusted import printable
 
 BEGIN, END = "<!-- course-grade notes -->", "<!-- /course-grade notes -->"
@@ -51,7 +56,7 @@ def page_without_notebook(notebook: str, score: float, max_score: float, notes: 
     """A feedback page for a notebook nbgrader had nothing to render for."""
     title = _e(notebook)
     return (
-        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title></head>'
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8">{POLICY_META}<title>{title}</title></head>'
         f'<body style="font-family:sans-serif;max-width:50em;margin:2em auto">'
         f"<h1>{title} (Score: {score:.1f} / {max_score:.1f})</h1>"
         f"<p>There is no graded notebook to show: see why below.</p>{notes_panel(notes)}</body></html>\n"
@@ -68,12 +73,12 @@ def finish(folder: Path, notebooks: Iterable[tuple[str, float, float]], notes: l
     for name, score, max_score in notebooks:
         page = folder / f"{name}.html"
         if page.is_file():
-            text = with_notes(page.read_text(encoding="utf-8"), notes)
+            text = with_notes(clean_feedback(page.read_text(encoding="utf-8", errors="replace")), notes)
         else:
             fallback_notes = notes or [Note("missing", f"{name}.ipynb was not graded.")]
             text = page_without_notebook(name, score, max_score, fallback_notes)
         if page.exists():
             page.chmod(0o644)  # nbgrader may have written it read-only for others
-        page.write_text(text, encoding="utf-8")
+        page.write_text(text, encoding="utf-8", errors="backslashreplace")
         pages.append(page)
     return pages

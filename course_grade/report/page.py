@@ -1,4 +1,5 @@
-"""The report as one self-contained HTML page: inline CSS and SVG, no script, no link that needs a network.
+"""The report as one self-contained HTML page: inline CSS and SVG, no script, no link that needs a network;
+its Content-Security-Policy forbids any script and any request (`course_grade.report.safe_html.POLICY`).
 
 Stable hooks for a reader or a browser test: `<section id="assignment-<name>" class="assignment">` per
 assignment, holding `<figure class="histogram">` (an inline `<svg>`), `<table class="questions">` (a row per
@@ -20,6 +21,7 @@ from course_grade.report.failures import FailureCount
 from course_grade.report.grades import Assignment, ClassGrades, Submission
 from course_grade.report.plots import histogram_svg
 from course_grade.report.roster import Matched
+from course_grade.report.safe_html import POLICY_META
 from course_grade.untrusted import printable
 
 STYLE = """
@@ -123,7 +125,7 @@ def render_page(report: Report) -> str:
     grades = report.grades
     parts = [
         "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
+        f'<html lang="en"><head><meta charset="utf-8">{POLICY_META}',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>Grading report: {_e(report.course_id)}</title><style>{STYLE}</style></head><body>",
         f'<header id="overview"><h1>Grading report: {_e(report.course_id)}</h1>',

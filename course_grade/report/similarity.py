@@ -17,12 +17,16 @@ import html
 import io
 import itertools
 import json
+import os
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import course_lib
+from course_grade.notebooks import MAX_NOTEBOOK_BYTES
+from course_grade.report.safe_html import POLICY_META
 from course_grade.untrusted import printable
 
 THRESHOLD = 0.6
@@ -158,7 +162,8 @@ def html_report(assignment: str, pairs: Iterable[Pair], threshold: float = THRES
         for p in pairs
     )
     return (
-        f"<!doctype html>\n<meta charset='utf-8'>\n<title>Similar submissions: {html.escape(assignment)}</title>\n"
+        f"<!doctype html>\n<meta charset='utf-8'>\n{POLICY_META}\n"
+        f"<title>Similar submissions: {html.escape(assignment)}</title>\n"
         f"<h1>Similar submissions: {html.escape(assignment)}</h1>\n"
         f"<p>Solution cells compared with copydetect; pairs at or above {round(threshold * 100)}% are listed for "
         "review. No score was changed.</p>\n"
@@ -167,17 +172,52 @@ def html_report(assignment: str, pairs: Iterable[Pair], threshold: float = THRES
 
 
 def read_notebook(path: Path) -> dict[str, Any]:
-    """A notebook's JSON, or an empty notebook if it cannot be read."""
+    """A notebook's JSON, or an empty notebook if it cannot be read (`review_notebook` says why)."""
+    return review_notebook(path)[0]
+
+
+def review_notebook(path: Path) -> tuple[dict[str, Any], str | None]:
+    """A notebook as the review reads it, only where grading reads it too: a regular file (never a link, a
+    pipe or a device, which could block) under the size cap, whose JSON parses and whose solution cells read;
+    else an empty notebook and why (any error, a RecursionError from JSON nested too deep among them)."""
+    empty: dict[str, Any] = {"cells": []}
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {"cells": []}
-    return found if isinstance(found, dict) else {"cells": []}
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return empty, None  # not submitted: grading says so
+    except OSError as error:
+        return empty, "is a symbolic link" if path.is_symlink() else f"cannot be opened ({error.strerror})"
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            return empty, "is not a regular file"
+        if info.st_size > MAX_NOTEBOOK_BYTES:
+            return empty, f"is larger than {MAX_NOTEBOOK_BYTES:,} bytes"
+        with os.fdopen(handle, "rb", closefd=False) as stream:
+            data = stream.read(MAX_NOTEBOOK_BYTES + 1)
+        found = json.loads(data.decode("utf-8"))
+        if not isinstance(found, dict):
+            return empty, "is not a notebook"
+        solution_source(found)  # every cell the review reads, read once here
+    except Exception as error:  # noqa: BLE001 - whatever the learner's file makes fail, the class goes on
+        return empty, f"could not be read ({type(error).__name__})"
+    finally:
+        os.close(handle)
+    return found, None
 
 
-def _solutions(folder: Path) -> str:
-    """The solution cells of every notebook in a folder, in name order."""
-    return "".join(solution_source(read_notebook(path)) for path in sorted(folder.glob("*.ipynb")))
+def _solutions(folder: Path, names: Iterable[str] | None = None, problems: list[str] | None = None) -> str:
+    """The solution cells of the notebooks `names` (as grading reads them: no other file; default: every
+    notebook of the folder) in a folder, in name order; what could not be read is added to `problems`."""
+    sources = []
+    if names is None:
+        names = [path.stem for path in folder.glob("*.ipynb")]
+    for name in sorted(names):
+        notebook, problem = review_notebook(folder / f"{name}.ipynb")
+        if problem is not None and problems is not None:
+            problems.append(f"{name}.ipynb left out of the similarity review: it {problem}")
+        sources.append(solution_source(notebook))
+    return "".join(sources)
 
 
 def review_class(
@@ -191,16 +231,21 @@ def review_class(
 
     Returns the pairs, the review notes by student and where the report is. `earlier` holds submissions of
     earlier years in the submitted layout (`<earlier>/<name>/<assignment>/*.ipynb`)."""
-    instructor = [read_notebook(path) for path in sorted((root / "source" / assignment).glob("*.ipynb"))]
+    notebooks = sorted(path.stem for path in (root / "source" / assignment).glob("*.ipynb"))
+    instructor = [read_notebook(root / "source" / assignment / f"{name}.ipynb") for name in notebooks]
     names = [name for notebook in instructor for name in graded_names(notebook)]
     learners = root / "release" / assignment
-    boilerplate = _solutions(learners if learners.is_dir() else root / "source" / assignment)
+    boilerplate = _solutions(learners if learners.is_dir() else root / "source" / assignment, notebooks)
     classmates = sorted(students)
-    sources = {student: _solutions(root / "submitted" / student / assignment) for student in classmates}
+    unread: dict[str, list[str]] = {student: [] for student in classmates}
+    sources = {
+        student: _solutions(root / "submitted" / student / assignment, notebooks, unread[student])
+        for student in classmates
+    }
     old = {}
     if earlier is not None:
         old = {
-            f"{folder.name} (earlier)": _solutions(folder / assignment)
+            f"{folder.name} (earlier)": _solutions(folder / assignment, notebooks)
             for folder in sorted(earlier.iterdir())
             if (folder / assignment).is_dir()
         }
@@ -209,4 +254,8 @@ def review_class(
     report = root / "similarity" / f"{assignment}.html"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(html_report(assignment, pairs, threshold), encoding="utf-8")
-    return pairs, review_notes(pairs, classmates), report
+    notes = review_notes(pairs, classmates)
+    for student, problems in unread.items():
+        if problems:
+            notes[student] = [*problems, *notes.get(student, [])]
+    return pairs, notes, report
