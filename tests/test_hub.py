@@ -126,6 +126,21 @@ def fetch_feedback(browser: Browser, settings: HubSettings, learner: str) -> str
     return page.locator("body").inner_text()
 
 
+def formgrader_autograde_refuses(browser: Browser, settings: HubSettings, learner: str) -> None:
+    """As the instructor, press the formgrader's Autograde for `learner`: it refuses and names course-grade."""
+    page = browser.page
+    log_in(page, settings, settings.instructor)
+    page.get_by_role("menuitem", name="Nbgrader").click()
+    page.locator("#jp-mainmenu-nbgrader").get_by_text("Formgrader", exact=True).click()
+    formgrader = page.frame_locator("iframe").first  # blank if the hub forbade framing the server's own pages
+    formgrader.locator("td.num-submissions a").first.click()
+    formgrader.locator("tr", has_text=learner).locator("td.autograde a").click()
+    refusal = formgrader.locator(".modal-dialog")
+    expect(refusal).to_contain_text(f"course-grade autograde submitted {ASSIGNMENT}", timeout=120_000)
+    browser.screenshot("instructor-formgrader-autograde-refused")
+    refusal.get_by_role("button", name="Close").first.click()
+
+
 def test_a_class_fetches_submits_is_graded_by_course_grade_and_reads_its_feedback_on_the_hub(
     hub: HubSettings, browser: Browser
 ) -> None:
@@ -134,7 +149,8 @@ def test_a_class_fetches_submits_is_graded_by_course_grade_and_reads_its_feedbac
     fetch_and_submit(browser, hub, second, None)
 
     as_instructor(hub, "nbgrader", "collect", ASSIGNMENT)
-    graded = as_instructor(hub, "course-grade", "run", "submitted", ASSIGNMENT, "--sandbox", "on")
+    formgrader_autograde_refuses(browser, hub, first)
+    graded = as_instructor(hub, "course-grade", "run", "submitted", "--sandbox", "on")
     assert "failed" not in graded, graded
     released = as_instructor(hub, "nbgrader", "release_feedback", ASSIGNMENT)
     assert released.count("Feedback released to") == 2, released

@@ -8,7 +8,6 @@ then it stops the hub and removes its accounts and folder. It needs root (it cre
 from __future__ import annotations
 
 import argparse
-import contextlib
 import shutil
 import signal
 import sys
@@ -60,15 +59,15 @@ def main(argv: list[str] | None = None) -> int:
     if not port_is_free(args.port):
         parser().error(f"port {args.port} is in use on 127.0.0.1: choose another with --port")
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # even where the shell ignored SIGINT (`&`)
+        signal.signal(number, lambda *_: stop.set())
     try:
         ports = (args.port, free_port(), free_port())
         settings = lay_out_hub(base, instructor=INSTRUCTOR, learners=learners[: args.learners], assignments=RELEASED,
                                ports=ports)  # fmt: skip
         with running(settings, RELEASED):
             print(accounts_text(settings), flush=True)
-            with contextlib.suppress(KeyboardInterrupt):
-                stop.wait()
+            stop.wait()
             print("stopping the hub ...", flush=True)
     except HubError as error:
         print(f"course.py hub: {error}", file=sys.stderr)

@@ -44,6 +44,13 @@ LEARNER_EXTENSIONS_OFF = (
 menu, through which learners fetch, validate and submit, stay on."""
 
 
+INSTRUCTOR_SERVER_CONFIG = {
+    "ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}
+}
+"""The instructor's server lets its own pages frame each other: JupyterHub's default, frame-ancestors 'none',
+blanks the Formgrader tab JupyterLab opens from the Nbgrader menu."""
+
+
 @dataclass(frozen=True)
 class HubSettings:
     """What hub/jupyterhub_config.py needs to know of one hub: where, who, and which environment serves whom."""
@@ -212,6 +219,8 @@ def _role_config(folder: Path, role: str, settings: HubSettings) -> Path:
     (folder / "nbgrader_config.py").write_text("".join(f"{line}\n" for line in lines))
     if role == "learner":
         shutil.copytree(REPOSITORY / "learner_config", folder, dirs_exist_ok=True)
+    else:  # JupyterHub's servers forbid framing, which leaves JupyterLab's Formgrader tab (an iframe) blank
+        (folder / "jupyter_server_config.json").write_text(json.dumps(INSTRUCTOR_SERVER_CONFIG, indent=2) + "\n")
     for path in [folder, *folder.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     return folder

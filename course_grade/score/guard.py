@@ -40,5 +40,6 @@ class CourseGradeOnly(Preprocessor):
         """Refuse, naming the command to run, unless allowed."""
         if not self.allowed:
             assignment = resources.get("nbgrader", {}).get("assignment", "ASSIGNMENT")
+            self.log.error(REFUSAL.format(assignment=assignment))  # a line of its own in the formgrader's log
             raise AutogradeRefused(REFUSAL.format(assignment=assignment))
         return nb, resources
