@@ -62,6 +62,10 @@ one (`hidden`)."""
 SCRIPT = re.compile(r"<script\b[^>]*>.*?</script\s*>", re.IGNORECASE | re.DOTALL)
 """The template's own scripts (MathJax from a CDN and its configuration), which the policy would refuse anyway."""
 
+FONT_FACE = re.compile(r"@font-face\s*\{[^}]*\}", re.IGNORECASE)
+"""The template's font files (Bootstrap's glyph font, named beside the page, which is not there): a request the
+policy would refuse, with an error in the console of every instructor who opens the page."""
+
 NOTEBOOK = '<div class="container" id="notebook-container">'
 """Where nbgrader's feedback template puts the notebook, inside its own panel."""
 
@@ -104,7 +108,7 @@ def with_policy(page: str) -> str:
 def clean_feedback(page: str) -> str:
     """nbgrader's feedback page with its notebook part sanitised (from the notebook's container to the end of
     the body: nbgrader's heading and table of contents above it are the template's), the template's scripts
-    removed (math shows as its TeX source) and the policy set."""
+    and font files removed (math shows as its TeX source) and the policy set."""
     start = page.find(NOTEBOOK)
     end = page.rfind("</body>")
     if start < 0 or end < start:  # not nbgrader's layout: sanitise the whole body
@@ -113,4 +117,5 @@ def clean_feedback(page: str) -> str:
         end = end if end >= start else len(page)
     else:
         start += len(NOTEBOOK)
-    return with_policy(SCRIPT.sub("", page[:start]) + clean(page[start:end]) + page[end:])
+    template = FONT_FACE.sub("", SCRIPT.sub("", page[:start]))
+    return with_policy(template + clean(page[start:end]) + page[end:])
