@@ -8,6 +8,7 @@ from nbgrader.converters.generate_feedback import GenerateFeedback
 from nbgrader.preprocessors import ClearSolutions
 
 from course_grade.release.stubs import CODE_STUB, NamedStubs
+from course_grade.report.feedback_exporter import SafeFeedbackExporter
 from course_grade.run.hardened import HideHiddenTests
 from course_grade.score.guard import CourseGradeOnly
 
@@ -36,7 +37,8 @@ c.LimitOutput.max_traceback = 50
 
 # Grading goes through course-grade (sandbox, trusted checks, the learners' library): nbgrader's own autograde
 # (the command, and the formgrader's Autograde button) stops before any learner code runs and names the
-# command to run; feedback nbgrader writes (generate_feedback, the formgrader's button) hides the hidden tests.
+# command to run; feedback nbgrader writes (generate_feedback, the formgrader's button) hides the hidden tests
+# and is sanitised as course-grade's is.
 c.Autograde.sanitize_preprocessors = [
     CourseGradeOnly,
     *Autograde.class_traits()["sanitize_preprocessors"].default(),
@@ -45,6 +47,7 @@ c.GenerateFeedback.preprocessors = [
     *GenerateFeedback.class_traits()["preprocessors"].default(),
     HideHiddenTests,
 ]
+c.GenerateFeedback.exporter_class = SafeFeedbackExporter  # no learner markup runs on the page
 
 # Missing or edited test cells are restored from the instructors' versions.
 c.Autograde.create_student = True

@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from nbformat.v4 import new_markdown_cell
 
-from course_grade.notebooks import read
+from course_grade.notebooks import read, write
 from course_grade.score.hidden import hidden_lines
 from grading.build_notebooks import nbgrader_command, nbgrader_environment
 from tests.grading_helpers import fresh_course
 
 ASSIGNMENT = "01_envelope"
+PAYLOAD = (
+    '<img src=x onerror="document.title=1"> <script>document.title=2</script> <a href="javascript:go()">x</a>'
+)
+"""Markup a learner writes in a markdown cell of their own."""
 
 
 def plain_nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -34,7 +38,9 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    env=nbgrader_environment(), check=True)  # fmt: skip
     submitted = course / "submitted" / "ada" / ASSIGNMENT
     submitted.mkdir(parents=True)
-    shutil.copy(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", submitted)
+    notebook = read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    notebook.cells.append(new_markdown_cell(PAYLOAD))
+    write(notebook, submitted / f"{ASSIGNMENT}.ipynb")
     return course
 
 
@@ -60,3 +66,5 @@ def test_nbgrader_generate_feedback_shows_no_hidden_test(course: Path) -> None:
     hidden -= {line for line in hidden if line in public}  # shown anyway: the learners' version, ada's code
     assert hidden and not [line for line in hidden if line in text]
     assert re.search(r"Score:\s*19(\.0)?\s*/\s*19", text), "the instructor's own answers score full marks"
+    assert "Content-Security-Policy" in page
+    assert "onerror=" not in page and "<script" not in page.lower() and 'href="javascript:' not in page
