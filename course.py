@@ -150,7 +150,7 @@ def test(extra: list[str]) -> int:
     ensure_postgresql()
     ensure_chromium()
     checks = [
-        ("ruff", "check", "course_lib", "course_grade", "tests", "grading", "benchmarks", "course.py"),
+        ("ruff", "check", "course_lib", "course_grade", "tests", "grading", "benchmarks", "hub", "course.py"),
         (
             "ruff",
             "format",
@@ -160,6 +160,7 @@ def test(extra: list[str]) -> int:
             "tests",
             "grading",
             "benchmarks",
+            "hub",
             "course.py",
         ),
         ("mypy",),
