@@ -55,6 +55,43 @@ def test_a_learner_cell_reaching_for_the_machinery_is_flagged(source: str, label
     assert label in " ".join(flags(notebook, frozenset()))
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        "eval('1 + 1')",
+        "exec('x = 1')",
+        "code = compile('1 + 1', '<tool>', 'eval')",
+        "run = compile\nrun('1', '<tool>', 'eval')",
+        "import builtins\nbuiltins.compile('1', '<tool>', 'eval')",
+        "from builtins import compile as c\nc('1', '<tool>', 'eval')",
+        "getattr(__builtins__, 'eval')('1')",
+        "helpers = [len, eval]",
+        "__import__('os')",
+        "import importlib\nimportlib.import_module('os')",
+        "%time x = eval('1')",
+    ],
+)
+def test_the_builtins_that_run_text_as_code_are_dynamic_code(source: str) -> None:
+    assert "dynamic code" in " ".join(flags({"cells": [_cell(source, "a")]}, frozenset())), source
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import re\nSECRET = re.compile(r'sk-[A-Za-z0-9]{20,}')\nSECRET.sub('[redacted]', text)",
+        "from re import compile\nPATTERN = compile(r'\\d+')",
+        "message = 'unknown tool {}'.format(name)",
+        "message = format(cost, '.2f')",
+        "from string import Template\nTemplate('$who').substitute(who='x')",
+        "tree = ast.parse(expression, mode='eval')\nvalue = ast.literal_eval(text)",
+        "# never eval, exec or compile(...) what a model sent\nx = 1",
+        "pattern = matcher.compile(text)",
+    ],
+)
+def test_methods_and_formatting_of_the_same_names_are_not_dynamic_code(source: str) -> None:
+    assert flags({"cells": [_cell(source, "a")]}, frozenset()) == [], source
+
+
 def test_a_cell_the_instructor_wrote_is_not_flagged() -> None:
     notebook = {"cells": [_cell("import subprocess")]}
     assert flags(notebook, frozenset({source_hash("import subprocess")})) == []

@@ -38,9 +38,16 @@ PATTERNS = [
     ("subprocesses", r"\bsubprocess\b|os\.system|os\.popen|os\.fork|os\.exec|os\.spawn|\bpty\b|multiprocessing"),
     ("sockets", r"\bsocket\b"),
     ("the grader's files", r"\.ipynb\b|gradebook|nbgrader|grades\.csv|\.db\b|__file__"),
-    ("dynamic code", r"\bexec\s*\(|\beval\s*\(|\bcompile\s*\(|__import__|importlib|sys\.modules|__builtins__"),
+    ("dynamic code", r"__import__|importlib|sys\.modules|__builtins__|\bbuiltins\b"),
 ]  # fmt: skip
-"""(label, regular expression) of every flag, in the order the notes list them."""
+"""(label, regular expression) of every flag, in the order the notes list them. The dynamic-code flag also
+catches the builtins that run text as code (`DYNAMIC`, see `_runs_text`), by name, not by pattern: a method
+of the same name (`re.compile`, `str.format`, `string.Template`) is no dynamic code."""
+
+DYNAMIC = frozenset({"eval", "exec", "compile", "__import__"})
+"""The builtins that run (or import) text as code: flagged wherever the cell names them, called or aliased."""
+
+DYNAMIC_CODE = "dynamic code"
 
 
 def clean(notebook: dict[str, Any]) -> list[str]:
@@ -79,12 +86,17 @@ def source_hash(source: Any) -> str:
 def flags(notebook: dict[str, Any], known: Collection[str]) -> list[str]:
     """ "`cell` uses A, B" for every learner-written cell (source hash not in `known`) matching a pattern."""
     references = _reference_aliases(notebook)
+    imported = _imported_names(notebook)
     found = []
     for index, cell in enumerate(notebook.get("cells", [])):
         source = _text(cell.get("source", ""))
         if not source.strip() or source_hash(source) in known:
             continue
-        labels = [label for label, pattern in PATTERNS if re.search(pattern, source)]
+        labels = [
+            label
+            for label, pattern in PATTERNS
+            if re.search(pattern, source) or (label == DYNAMIC_CODE and _runs_text(source, imported))
+        ]
         if cell.get("cell_type") == "code" and _calls_reference(source, references):
             labels.append("the reference module of the function it defines")
         if labels:
@@ -143,5 +155,36 @@ def _calls_reference(source: str, aliases: set[str]) -> bool:
         and node.attr in defined
         and isinstance(node.value, ast.Name)
         and node.value.id in aliases
+        for node in ast.walk(tree)
+    )
+
+
+def _imported_names(notebook: dict[str, Any]) -> set[str]:
+    """Names the notebook imports from a module other than `builtins` (`from re import compile`)."""
+    names = set()
+    for cell in notebook.get("cells", []):
+        try:
+            tree = ast.parse(_text(cell.get("source", "")))
+        except SyntaxError:
+            continue
+        names |= {
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module != "builtins"
+            for alias in node.names
+        }
+    return names
+
+
+def _runs_text(source: str, imported: set[str]) -> bool:
+    """True if a cell names a builtin of `DYNAMIC` (called, aliased, passed along), unless the notebook imports
+    that name from elsewhere; an attribute of the same name (`re.compile`, `pattern.compile`) is not it. A cell
+    that does not parse is read by pattern: the name followed by `(`, not after a dot."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return re.search(r"(?<![\w.])(?:exec|eval|compile|__import__)\s*\(", source) is not None
+    return any(
+        isinstance(node, ast.Name) and node.id in DYNAMIC and node.id not in imported
         for node in ast.walk(tree)
     )
