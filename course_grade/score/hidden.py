@@ -9,9 +9,14 @@ sources, the hidden lines themselves. For the feedback, a test cell with hidden 
 - its visible part's failure (message and output), when the visible part failed;
 - one line, "hidden test k of N failed", when a hidden test failed: the hidden region is split into its
   checks (every `assert`, and every call standing alone, such as `assert_own_work(...)`), numbered in order,
-  and the failing line read from the cell's own frame in the traceback.
+  and the failing line read from the cell's own frame in the traceback. The line names the rule that check
+  holds the learner's code to, in the words of the contract: a comment `# rule: ...` right above the check in
+  the hidden region, or else the first line of the cell's docstring (see `rule_at`). Never its input, its
+  expected value or its source: tests/test_hidden_rules.py fails on a hidden check without a rule and on a rule
+  that quotes a literal of the hidden region.
 
-Every output of every cell then loses the lines that repeat a line of a hidden test's source.
+Every output of every cell then loses the lines that repeat a line of a hidden test's source (a rule comment is
+not one: it is written for the learner to read).
 """
 
 from __future__ import annotations
@@ -33,6 +38,10 @@ STDERR = "[this cell wrote to stderr, which fails it; not shown, since its hidde
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _FRAME = re.compile(r"(?:Cell In\[\d+\]|<ipython-input-[^>]*>|File <[^>]*>), line (\d+)")
+_RULE = re.compile(r"^\s*#\s*rule:\s*(.*?)\s*$")
+"""A comment naming the rule of the check right below it, in a hidden region."""
+MAX_RULE = 300
+"""A rule is cut to this many characters on a feedback page."""
 _SAFE_ERRORS = frozenset({"DeadKernelError", "KernelStoppedError"})
 """Errors the grader itself writes into a cell (course_grade.run.hardened): their messages hold no test text."""
 
@@ -57,12 +66,54 @@ def regions(source: str) -> list[tuple[int, int]]:
 
 
 def hidden_lines(source: str) -> list[str]:
-    """The stripped, non-empty lines of a cell's hidden regions."""
+    """The stripped, non-empty lines of a cell's hidden regions, but for its rule comments (public by design)."""
     lines = source.split("\n")
     return [
         lines[n - 1].strip() for first, last in regions(source) for n in range(first, last + 1)
-        if lines[n - 1].strip()
+        if lines[n - 1].strip() and not _RULE.match(lines[n - 1])
     ]  # fmt: skip
+
+
+def cell_rule(source: str) -> str:
+    """The rule a test cell checks: the first line of its docstring ("" when it has none)."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return ""
+    first = body[0].value if body and isinstance(body[0], ast.Expr) else None
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value.strip().split("\n")[0].strip()
+    return ""
+
+
+def rule_comments(source: str) -> dict[int, str]:
+    """The `# rule: ...` comments of a cell's hidden regions: line number (1-based) -> the rule."""
+    lines = source.split("\n")
+    found = {}
+    for first, last in regions(source):
+        for number in range(first, last + 1):
+            if (match := _RULE.match(lines[number - 1])) and match.group(1):
+                found[number] = match.group(1)
+    return found
+
+
+def rule_at(source: str, line: int | None) -> str:
+    """The rule of the hidden check that starts at `line`: the `# rule:` comment on the nearest non-blank line
+    above it, else the cell's own rule (the first line of its docstring); "" when neither is declared."""
+    comments = rule_comments(source)
+    if line is not None:
+        lines = source.split("\n")
+        above = line - 1
+        while above >= 1 and not lines[above - 1].strip():
+            above -= 1
+        if above in comments:
+            return comments[above]
+    return cell_rule(source)
+
+
+def rules(source: str) -> list[str]:
+    """The rule of each hidden check of a cell, in the order of `checks` ("" for a check with none)."""
+    return [rule_at(source, first) for first, _ in checks(source)]
 
 
 def checks(source: str) -> list[tuple[int, int]]:
@@ -108,10 +159,18 @@ def verdict_at(source: str, line: int | None, name: str) -> str | None:
         return None
     found = checks(source)
     if line is None or not found:
-        return "a hidden test failed"
+        return "a hidden test failed" + _naming(cell_rule(source))
     number = next((k for k, (_, last) in enumerate(found, 1) if line <= last), len(found))
     why = f" ({name})" if isinstance(getattr(builtins, name, None), type) else ""
-    return f"hidden test {number} of {len(found)} failed{why}"
+    rule = rule_at(source, found[number - 1][0])
+    return f"hidden test {number} of {len(found)} failed{why}" + _naming(rule)
+
+
+def _naming(rule: str) -> str:
+    """The end of a failure's line that names its rule ("" when there is none)."""
+    rule = " ".join(rule.split())
+    rule = rule if len(rule) <= MAX_RULE else rule[: MAX_RULE - 3] + "..."
+    return f"; the rule it checks: {rule}" if rule else ""
 
 
 def scrub(text: str, hidden: Iterable[str]) -> str:
