@@ -44,6 +44,12 @@ KINDS = {
 REVIEW = ("flagged", "possible-tampering", "review")
 """Kinds of notes an instructor should look at by hand: grades.csv lists them in its `review` column."""
 
+REVIEW_ONLY = ("flagged", "review")
+"""Kinds of notes that withhold no point (a static flag, what the trusted checks noticed): they go to the
+instructor's `review` column only, never on the learner's feedback page, which shows a flag only when points
+were withheld because of it (`possible-tampering`). The similarity review writes no note: its pairs go to the
+`review` column and the instructor's similarity page only."""
+
 
 @dataclass(frozen=True)
 class Note:
@@ -53,6 +59,11 @@ class Note:
     """One of KINDS."""
     text: str
     """What happened and what it cost, e.g. "cell `x` ran past the 60 s limit and was interrupted"."""
+
+
+def for_learner(notes: Iterable[Note]) -> list[Note]:
+    """The notes a learner's feedback page shows: every one but the review-only kinds (`REVIEW_ONLY`)."""
+    return [note for note in notes if note.kind not in REVIEW_ONLY]
 
 
 def listing(names: list[str]) -> str:

@@ -31,7 +31,7 @@ from course_grade.cli import main
 from course_grade.course import Course
 from course_grade.intake.files import fingerprint
 from course_grade.notebooks import read, write
-from course_grade.notes import KINDS, load_notes
+from course_grade.notes import KINDS, REVIEW_ONLY, load_notes
 from course_grade.run.costs import COSTS, read_costs
 from course_grade.score.gradebook import cell_scores, scores
 from course_grade.selftest.attacks import MARKER
@@ -168,10 +168,11 @@ def test_a_run_keeps_the_cost_of_each_assignment_it_graded_for_the_next_runs_ord
 
 @pytest.mark.parametrize("student", PACK)
 def test_each_learner_has_feedback_showing_their_reasons(graded: Graded, student: str) -> None:
+    """Every note on the learner's page but the review-only ones (a flag that withheld no point)."""
     page = graded.course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html"
     text = page.read_text(encoding="utf-8")
     for note in load_notes(graded.course / "grading_notes" / student / f"{ASSIGNMENT}.json"):
-        assert html.escape(note.text) in text
+        assert (html.escape(note.text) in text) == (note.kind not in REVIEW_ONLY), note
 
 
 def test_the_summary_names_every_problem_and_its_reason(graded: Graded) -> None:

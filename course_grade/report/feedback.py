@@ -12,7 +12,7 @@ import html
 from collections.abc import Iterable
 from pathlib import Path
 
-from course_grade.notes import KINDS, Note
+from course_grade.notes import KINDS, Note, for_learner
 from course_grade.report.safe_html import POLICY_META, clean_feedback
 from course_grade.untrusted import printable
 
@@ -66,8 +66,11 @@ def page_without_notebook(notebook: str, score: float, max_score: float, notes: 
 def finish(folder: Path, notebooks: Iterable[tuple[str, float, float]], notes: list[Note]) -> list[Path]:
     """Add the notes to each notebook's feedback in `folder`, writing a page where nbgrader wrote none.
 
-    `notebooks` gives (name, score, max score) for each notebook of the assignment.
+    `notebooks` gives (name, score, max score) for each notebook of the assignment. Notes that withheld no
+    point (a static flag, a trusted check's remark: `course_grade.notes.REVIEW_ONLY`) are for the instructor's
+    review column, not for the learner's page.
     """
+    notes = for_learner(notes)
     folder.mkdir(parents=True, exist_ok=True)
     pages = []
     for name, score, max_score in notebooks:
