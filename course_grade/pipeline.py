@@ -5,6 +5,10 @@ nbgrader in-process; it autogrades on a Dask cluster (`course_grade.run.cluster`
 scheduler's address), or on this machine's pool of worker processes (`--cluster pool`), and records each
 autograded submission in the gradebook as its result arrives; it renders feedback with that pool, since
 feedback reads the course directory and the gradebook, which only this machine has.
+
+It is longer than a module here should be because it is the one object holding a run's shared state (the
+course, the configuration read once, the workers, the one gradebook writer), with a method per step; what
+each step does lives in intake/, run/, score/ and report/.
 """
 
 from __future__ import annotations
@@ -245,12 +249,25 @@ class Pipeline:
         unknown = missing_assignments(self.course.db_url, self.course.course_id, used)
         if unknown:
             raise CourseError(
-                f"not in the gradebook yet: {', '.join(unknown)} (run `course-grade release` first)"
+                f"not in the gradebook yet: {', '.join(unknown)} (run `course-grade generate` first)"
             )
+        jobs, already, marks = self._plan(intake.submissions, used)
+        if jobs:
+            self.start()  # the workers start while the template gradebook is built
+        settings = self._grading_settings(used)
+        jobs = longest_first(jobs, expected(read_costs(self.course.root / NOTES / COSTS),
+                                            {assignment: self._size(assignment) for assignment in used}))  # fmt: skip
+        self._announce(len(jobs), len(already))
+        return self._grade(jobs, already, marks, settings)
+
+    def _plan(
+        self, submissions: list[tuple[str, str]], used: list[str]
+    ) -> tuple[list[AutogradeJob], list[Outcome], dict[tuple[str, str], str]]:
+        """The jobs to run, the outcomes of submissions graded before (skipped), and every submission's mark."""
         versions = {name: course_version(self.course, name, self._options()) for name in used}
         jobs, already, marks = [], [], {}
         with Gradebook(self.course.db_url, self.course.course_id) as gradebook:
-            for student, assignment in intake.submissions:
+            for student, assignment in submissions:
                 files = fingerprint(self.course.folder("submitted", student, assignment))
                 job = AutogradeJob(student, assignment, files)
                 marks[student, assignment] = submission_mark(files, versions[assignment])
@@ -258,8 +275,10 @@ class Pipeline:
                     already.append(self._outcome_of(gradebook, job))
                 else:
                     jobs.append(job)
-        if jobs:
-            self.start()  # the workers start while the template gradebook is built
+        return jobs, already, marks
+
+    def _grading_settings(self, used: list[str]) -> Settings:
+        """What every job of these assignments needs: the learners' libraries and a template gradebook."""
         self.plan_libraries(used)
         template = self._scratch / "template.db"
         build_template(self.course.db_url, template, self.course.course_id, used)
@@ -268,20 +287,28 @@ class Pipeline:
         self._definitions = {
             name: definitions(self.course.db_url, self.course.course_id, name) for name in used
         }
-        costs = read_costs(self.course.root / NOTES / COSTS)
-        sizes = {assignment: self._size(assignment) for assignment in used}
-        jobs = longest_first(jobs, expected(costs, sizes))  # no worker idles at the end
+        return settings
+
+    def _announce(self, jobs: int, already: int) -> None:
+        """Say how many submissions are graded where, and how many are skipped."""
         if self.cluster in (LOCAL, POOL):
-            self.out(f"autograding {len(jobs)} submissions with {min(self.jobs, len(jobs) or 1)} workers")
+            self.out(f"autograding {jobs} submissions with {min(self.jobs, jobs or 1)} workers")
         else:
             threads = self.engine().threads()
             self.out(
-                f"autograding {len(jobs)} submissions on the Dask cluster at {self.cluster} ({threads} threads)"
+                f"autograding {jobs} submissions on the Dask cluster at {self.cluster} ({threads} threads)"
             )
         if already:
-            self.out(
-                f"skipping {len(already)} submissions graded before, unchanged (--regrade grades them again)"
-            )
+            self.out(f"skipping {already} submissions graded before, unchanged (--regrade grades them again)")
+
+    def _grade(
+        self,
+        jobs: list[AutogradeJob],
+        already: list[Outcome],
+        marks: dict[tuple[str, str], str],
+        settings: Settings,
+    ) -> list[Outcome]:
+        """Run the jobs and record each result as it arrives; every outcome, graded now or before, in order."""
         outcomes, timings = list(already), Timings()
         start = time.perf_counter()
         dashboard = self._cluster.dashboard if self._cluster is not None else None
