@@ -6,15 +6,18 @@
 
 1. Execute each instructor notebook (grading/source/<name>/<name>.ipynb) on a fresh kernel, in its own
    folder, and store its outputs (the files nbval compares against).
-2. Generate the learners' versions with `nbgrader generate_assignment` and copy them to notebooks/<name>.ipynb.
+2. Generate the learners' versions with `nbgrader generate_assignment` and copy them to notebooks/<name>.ipynb,
+   giving back to every cell that runs no learner code the outputs the instructor's version stored (see
+   `runs_learner_code`), so that a learners' notebook reads, worked examples and all, before it is run.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import copy
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,7 +86,77 @@ def generate_learner_versions(names: list[str], destination: Path) -> None:
             command = nbgrader_command(course, "generate_assignment", name, "--force")
             subprocess.run(command, cwd=course, env=nbgrader_environment(), check=True)
             destination.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(course / "release" / name / f"{name}.ipynb", destination / f"{name}.ipynb")
+            learners = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
+            keep_worked_outputs(
+                nbformat.read(course / "source" / name / f"{name}.ipynb", as_version=4), learners
+            )
+            nbformat.write(learners, destination / f"{name}.ipynb")
+
+
+def _defined(tree: ast.AST) -> set[str]:
+    """The names a cell binds: assignments, loop and `with` targets, functions, classes, imports."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            found |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    return found
+
+
+def runs_learner_code(notebook: nbformat.NotebookNode) -> list[bool]:
+    """For each cell of an instructor's notebook: does what it shows depend on code the learner writes?
+
+    True for a solution cell, a test cell, a cell tagged raises-exception (a self-check that fails until its
+    exercise is written), and a cell that reads a name such a cell binds, unless a cell running no learner code
+    bound it again since (`my_loops = {"chat": chat_tool_loop}`, then `run(my_loops)`). A cell whose source
+    does not parse counts as one. Markdown cells run nothing. The learners' version keeps the stored outputs of
+    every other cell (tests/test_notebooks.py checks that Run All of the learners' version reproduces them).
+    """
+    tainted: set[str] = set()
+    found = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            found.append(False)
+            continue
+        marks = cell.metadata.get("nbgrader", {})
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            found.append(True)
+            continue
+        bound = _defined(tree)
+        local = bound | {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)}
+        reads = {
+            node.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local
+        }  # what it reads from earlier cells: not its own loop variables, parameters or assignments
+        learners = bool(
+            marks.get("solution") or marks.get("grade") or "raises-exception" in cell.metadata.get("tags", [])
+            or reads & tainted
+        )  # fmt: skip
+        tainted = tainted | bound if learners else tainted - bound  # or bound again by the instructor's code
+        found.append(learners)
+    return found
+
+
+def keep_worked_outputs(instructor: nbformat.NotebookNode, learners: nbformat.NotebookNode) -> None:
+    """Give each cell of the learners' version that runs no learner code the instructor's outputs (and
+    execution count); leave the others as generate_assignment leaves them, empty. Cells match by id."""
+    stored = {
+        cell.get("id"): (cell, learner)
+        for cell, learner in zip(instructor.cells, runs_learner_code(instructor), strict=True)
+    }
+    for cell in learners.cells:
+        if cell.cell_type != "code" or cell.get("id") not in stored:
+            continue
+        source, learner = stored[cell.get("id")]
+        if not learner and source.cell_type == "code":
+            cell.outputs = copy.deepcopy(source.get("outputs", []))
+            cell.execution_count = source.get("execution_count")
 
 
 def canonical(path: Path) -> str:
