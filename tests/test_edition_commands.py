@@ -8,8 +8,11 @@ install, about a minute), so it is one test.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import re
+import runpy
 import shutil
 import signal
 import socket
@@ -20,9 +23,12 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from grading.build_notebooks import assignments
+from course_grade.cells import cell_grade_id, is_test
+from course_grade.release import template
+from grading.build_notebooks import GRADING, LEARNERS, assignments
 from tests.grading_helpers import COMMAND
 
 LEFT_OUT = (
@@ -81,12 +87,18 @@ def test_the_whole_courses_edition_opens_in_jupyterlab_and_runs_every_notebook_t
     check = subprocess.run(
         [python, "edition.py", "check"], cwd=edition, env=shell, capture_output=True, text=True, timeout=800
     )
-    reached = [line for line in check.stdout.splitlines() if line.endswith(": Run All reached the end")]
-    assert check.returncode == 0 and len(reached) == len(assignments()), check.stdout + check.stderr[-3000:]
+    # Untouched, each notebook has nothing written, passes no visible test, and Run All reaches its end.
+    untouched = [f"{name}: " for name in assignments()]
+    said = [
+        line
+        for line in check.stdout.splitlines()
+        if re.fullmatch(r"\w+: [^;()]* not yet; 0/\d+ visible tests pass", line)
+    ]
+    assert check.returncode == 0 and [line.split(" ")[0] + " " for line in said] == untouched, check.stdout
+    assert "warn" not in check.stderr.lower(), check.stderr[-3000:]
 
     port, token = _free_port(), "learner"
     options = [f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}"]
-    options += ["--allow-root"] if os.geteuid() == 0 else []  # what a learner working as root must add too
     lab = subprocess.Popen(
         [python, "edition.py", "lab", "--no-browser", *options], cwd=edition, env=shell, start_new_session=True,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -105,3 +117,58 @@ def test_the_whole_courses_edition_opens_in_jupyterlab_and_runs_every_notebook_t
     names = sorted(item["name"] for item in json.loads(listing or b'{"content": []}')["content"])
     assert status == 200, (lab.stderr.read() if lab.stderr else "")[-3000:]
     assert names == [f"{name}.ipynb" for name in assignments()]
+
+
+# The two commands, cheaply: edition.py as the bundle writes it, on a fake environment or one notebook.
+
+
+def _edition_script(folder: Path) -> Path:
+    """edition.py as `course-grade bundle` writes it, in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "edition.py").write_text(template.SCRIPT, encoding="utf-8")
+    return folder / "edition.py"
+
+
+def test_lab_passes_allow_root_when_run_as_root(tmp_path: Path) -> None:
+    """JupyterLab refuses to run as root without --allow-root (containers run as root); course.py lab adds it."""
+    script = _edition_script(tmp_path)
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / ".installed").touch()  # the environment is there: no install
+    jupyter = tmp_path / ".venv" / "bin" / "jupyter"
+    jupyter.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {tmp_path / "argv"}\n', encoding="utf-8")
+    jupyter.chmod(0o755)
+    done = subprocess.run(
+        [sys.executable, str(script), "lab", "--no-browser"], capture_output=True, text=True
+    )
+    argv = (tmp_path / "argv").read_text(encoding="utf-8").split("\n")
+    assert done.returncode == 0 and argv[0] == "lab" and "--no-browser" in argv, done.stderr
+    assert ("--allow-root" in argv) == (os.geteuid() == 0)
+
+
+def test_check_says_per_part_what_is_written_and_how_many_visible_tests_pass(tmp_path: Path) -> None:
+    """An untouched notebook is not "Run All reached the end": none of its parts is written, no test passes."""
+    name = "01_envelope"
+    script = _edition_script(tmp_path)
+    untouched = nbformat.read(LEARNERS / f"{name}.ipynb", as_version=4)
+    solved = copy.deepcopy(untouched)
+    instructor = nbformat.read(GRADING / "source" / name / f"{name}.ipynb", as_version=4)
+    solution = next(cell.source for cell in instructor.cells if cell_grade_id(cell) == "parse_envelope")
+    for cell in solved.cells:
+        if cell_grade_id(cell) == "parse_envelope":
+            cell.source = solution
+    tests = [cell_grade_id(cell) for cell in untouched.cells if is_test(cell)]
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(untouched, tmp_path / "notebooks" / f"{name}.ipynb")
+    nbformat.write(solved, tmp_path / "notebooks" / "A_solved.ipynb")
+    check = runpy.run_path(str(script))["CHECK"]
+    paths = [str(tmp_path / "notebooks" / f"{name}.ipynb"), str(tmp_path / "notebooks" / "A_solved.ipynb")]
+    done = subprocess.run(
+        [sys.executable, "-c", check, *paths], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and lines[0] == f"{name}: A-B not yet; 0/{len(tests)} visible tests pass", (
+        done
+    )
+    part_a = [test for test in tests if "parse_envelope" in test]
+    assert lines[1] == f"A_solved: A written, B not yet; {len(part_a)}/{len(tests)} visible tests pass"
+    assert done.stderr.strip() == "", done.stderr  # no warning: the kernels talk over ipc, not plain TCP

@@ -62,6 +62,10 @@ idle cluster of two workers): no work stealing (every worker is alike and holds 
 profiler sampling each worker every 10 ms for a dashboard the local cluster does not serve, and the event
 loops' watchdog and system monitor woken every second or five rather than every 20 or 500 ms. A `dask
 scheduler` and `dask worker`s for course-grade are best started with the same settings (see the README)."""
+HTTP_ADDRESS = "127.0.0.1:0"
+"""Where the local scheduler serves its HTTP routes (no dashboard): a free loopback port. Dask serves them even
+without a dashboard, on port 8787 when given no address, and warns "Port 8787 is already in use" whenever
+another Dask on the machine holds it: a port course-grade never asked for."""
 KILLED = (
     "it killed its grading worker: the Dask worker running it died each time it was tried ({tries} times); "
     "nothing of it could be graded."
@@ -96,7 +100,8 @@ class Cluster:
                 with dask.config.set(LOCAL_CLUSTER), _ctrl_c_left_to_this_process():
                     self._cluster = LocalCluster(
                         n_workers=self.jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
-                        scheduler_port=0, dashboard_address=None, memory_limit=0, silence_logs=logging.CRITICAL,
+                        scheduler_port=0, memory_limit=0, silence_logs=logging.CRITICAL,
+                        dashboard_address=HTTP_ADDRESS, scheduler_kwargs={"dashboard": False},
                     )  # fmt: skip
                 self._client = Client(self._cluster, timeout=CONNECT_SECONDS)
             else:
