@@ -140,14 +140,30 @@ def test_every_stub_in_the_learners_version_names_its_exercise(name: str) -> Non
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("name", NAMES)
 def test_run_all_in_the_learners_version_reaches_the_last_cell(name: str, tmp_path: Path) -> None:
-    """As in JupyterLab: a cell that fails stops Run All unless it is tagged raises-exception."""
+    """As in JupyterLab: a cell that fails stops Run All unless it is tagged raises-exception. The outputs the
+    learners' version stores (its worked examples') are those Run All gives it before anything is written."""
     notebook = nbformat.read(LEARNERS / f"{name}.ipynb", as_version=4)
+    stored = [_shown(cell.outputs) for cell in notebook.cells if cell.cell_type == "code"]
     folder = {"metadata": {"path": str(tmp_path)}}
     client = NotebookClient(
-        notebook, timeout=120, kernel_name="python3", resources=folder, kernel_manager_class=IpcKernelManager
-    )
+        notebook, timeout=120, kernel_name="python3", resources=folder, kernel_manager_class=IpcKernelManager,
+        coalesce_streams=True,
+    )  # fmt: skip
     client.execute()  # raises CellExecutionError at the first failing cell without the tag
     assert notebook.cells[-1].get("execution_count") is not None
+    ran = [_shown(cell.outputs) for cell in notebook.cells if cell.cell_type == "code"]
+    differ = [
+        number for number, (kept, got) in enumerate(zip(stored, ran, strict=True)) if kept and kept != got
+    ]
+    assert differ == [], f"{name}: code cells {differ} store outputs that Run All does not give"
+
+
+def _shown(outputs: list[nbformat.NotebookNode]) -> list[tuple[object, ...]]:
+    """What an output list shows, as nbval compares it: no execution counts or metadata."""
+    return [
+        (output.output_type, output.get("name"), output.get("text"), output.get("data"), output.get("evalue"))
+        for output in outputs
+    ]
 
 
 @pytest.mark.parametrize("name", NAMES[:-1])
