@@ -49,7 +49,6 @@ from course_grade.release.library import GradingLibrary, for_assignment
 from course_grade.report.build import Written, write_report
 from course_grade.report.feedback import finish
 from course_grade.report.grades_csv import export_csv
-from course_grade.report.similarity import THRESHOLD as SIMILARITY_THRESHOLD
 from course_grade.report.similarity import review_class
 from course_grade.report.summary import Outcome
 from course_grade.run import sandbox
@@ -151,7 +150,8 @@ class Pipeline:
         self._definitions: dict[str, list[NotebookDefinition]] = {}
         self.similarity_against: Path | None = None
         """A folder of earlier submissions the class's solutions are also compared with (`--similarity-against`)."""
-        self.similarity_threshold = SIMILARITY_THRESHOLD
+        self.similarity_threshold: float | None = None
+        """Flag pairs at least this similar (`--similarity-threshold`); None: each assignment's measured one."""
         self._late_plugin = late_plugin(self._config)
         """The course's late-submission plugin (nbgrader's `AssignLatePenalties.plugin_class`)."""
         self._review: dict[tuple[str, ...], dict[tuple[str, str], str]] = {}

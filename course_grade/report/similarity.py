@@ -30,7 +30,31 @@ from course_grade.report.safe_html import POLICY_META
 from course_grade.untrusted import printable
 
 THRESHOLD = 0.6
-"""The share of one side's fingerprinted tokens found in the other from which a pair is flagged."""
+"""The share of one side's fingerprinted tokens found in the other from which a pair is flagged, for an
+assignment `THRESHOLDS` does not name."""
+
+THRESHOLDS: dict[str, float] = {
+    "01_envelope": 0.69,  # honest <= 0.52, copies >= 0.87
+    "02_dispatcher": 0.70,  # honest <= 0.52, copies >= 0.88
+    "03_loop": 0.77,  # honest <= 0.75, copies >= 0.80
+    "04_wire": 0.85,  # honest <= 0.79, copies >= 0.93
+    "05_failures": 0.82,  # honest <= 0.72, copies >= 0.93
+    "06_security": 0.75,  # honest <= 0.65, copies >= 0.87
+    "07_capstone": 0.82,  # honest <= 0.78, copies >= 0.86
+}
+"""assignment -> its threshold, set from the measured distributions (benchmarks/flag_rates.py, which prints
+them): the midpoint of the gap between the highest score of honest work (the instructor's solution, the
+catalogue's correct variants, 3 independent answers; 60 in all, 7 to 12 an assignment) and the lowest of a
+copy (of the reference, the instructor's solution or a classmate: verbatim, renamed, reformatted, reordered,
+all three; 30 an assignment). Measured at 0.6 for all: 25 of 60 honest answers flagged. Contracts that dictate
+structure (03's loops, 04's specs and streams, 06's policy table, 07's canonical and adapter) put honest work
+close to the key; 03's gap is the narrowest (0.75 to 0.80). tests/test_flag_rates.py holds them to the data."""
+
+
+def threshold_for(assignment: str) -> float:
+    """The threshold a pair of an assignment is flagged from: measured (`THRESHOLDS`), else `THRESHOLD`."""
+    return THRESHOLDS.get(assignment, THRESHOLD)
+
 
 K = 25
 """copydetect's noise threshold: matches shorter than this many (filtered) characters are ignored."""
@@ -225,12 +249,15 @@ def review_class(
     assignment: str,
     students: Iterable[str],
     earlier: Path | None = None,
-    threshold: float = THRESHOLD,
+    threshold: float | None = None,
 ) -> tuple[list[Pair], dict[str, list[str]], Path]:
     """Compare one assignment's submissions in an nbgrader course at `root`; write the HTML report.
 
     Returns the pairs, the review notes by student and where the report is. `earlier` holds submissions of
-    earlier years in the submitted layout (`<earlier>/<name>/<assignment>/*.ipynb`)."""
+    earlier years in the submitted layout (`<earlier>/<name>/<assignment>/*.ipynb`); `threshold` defaults to
+    the assignment's (`threshold_for`)."""
+    if threshold is None:
+        threshold = threshold_for(assignment)
     notebooks = sorted(path.stem for path in (root / "source" / assignment).glob("*.ipynb"))
     instructor = [read_notebook(root / "source" / assignment / f"{name}.ipynb") for name in notebooks]
     names = [name for notebook in instructor for name in graded_names(notebook)]
