@@ -175,6 +175,13 @@ DEGENERATE_AUDITED = [
     ("05_failures", "check_args"),
     ("05_failures", "run_tool_call"),
     ("06_security", "safe_arithmetic"),
+    ("07_capstone", "policy"),
+    ("07_capstone", "ask_approver"),
+    ("07_capstone", "canonical"),
+    ("07_capstone", "budget"),
+    ("07_capstone", "redact"),
+    ("07_capstone", "audit_entry"),
+    ("07_capstone", "chat_adapter"),
 ]
 """The parts whose every test cell also holds an accepted case (grading/AUTHORING.md, "Refusing cannot pass")."""
 

@@ -17,10 +17,15 @@ AUDIT = "audit_entry"
 ADAPTER = "chat_adapter"
 HARNESS = "test_your_harness"
 POLICY_TESTS = ("test_mode_for", "test_offered_tools", "test_effective_mode")
-APPROVER_TESTS = ("test_ask_approver_only_true", "test_ask_approver_failures", "test_ask_approver_copy")
+APPROVER_TESTS = (
+    "test_ask_approver_only_true",
+    "test_ask_approver_failures",
+    "test_ask_approver_timeout",
+    "test_ask_approver_copy",
+)
 BUDGET_TESTS = ("test_budget_steps", "test_budget_time", "test_budget_repeats")
 REDACT_TESTS = ("test_redact_plain", "test_redact_escaped", "test_redact_keys_and_safety")
-AUDIT_TESTS = ("test_audit_entry_fields", "test_audit_entry_safe")
+AUDIT_TESTS = ("test_audit_entry_fields", "test_audit_entry_strings", "test_audit_entry_safe")
 OWN_WORK = "be your own work: importing, wrapping or calling the reference (`course_lib.desk."
 NEXT_REQUEST = 'if `max_steps` requests were already taken, return `"step_budget"`'
 APPROVER_ONLY_TRUE = "answer yes only when the approver returned an object that **is** `True`"
@@ -394,14 +399,14 @@ WRONG_ANSWERS = [
                 "    return (answer is True, f'answered {answer!r:.30}')\n    box = []\n",
             ),
         ),
-        ("test_ask_approver_failures", HARNESS),
+        ("test_ask_approver_failures", "test_ask_approver_timeout", HARNESS),
         "in a worker thread started with",
     ),
     WrongAnswer(
         APPROVER,
         "joins the worker without a timeout: an approver that answers late still approves",
         splice(_APPROVER_OK, ("thread.join(timeout)", "thread.join()")),
-        ("test_ask_approver_failures", HARNESS),
+        ("test_ask_approver_timeout", HARNESS),
         "wait for the thread at most `timeout` seconds",
     ),
     WrongAnswer(
@@ -434,7 +439,8 @@ WRONG_ANSWERS = [
             _APPROVER_OK,
             ("threading.Thread(target=consult, daemon=True)", "threading.Thread(target=consult)"),
         ),
-        ("test_ask_approver_failures",),
+        # nbgrader's run sees the flag (the trusted check's approver runs in the grader's own thread)
+        ("test_ask_approver_timeout",),
         "in a worker thread started with",
     ),
     WrongAnswer(
@@ -444,7 +450,7 @@ WRONG_ANSWERS = [
             _APPROVER_OK,
             ('return (False, "nobody can approve")', 'return (True, "no approver: nobody objected")'),
         ),
-        ("test_ask_approver_failures",),
+        ("test_ask_approver_only_true",),
         "when `approver` is `None`: nobody can say yes",
     ),
     WrongAnswer(
@@ -709,7 +715,7 @@ WRONG_ANSWERS = [
             _AUDIT_OK,
             ('visible = value.encode("utf-8", errors="backslashreplace").decode("utf-8")', "visible = value"),
         ),
-        ("test_audit_entry_safe",),
+        ("test_audit_entry_strings",),
         "first making lone surrogates visible",
     ),
     WrongAnswer(
@@ -723,7 +729,7 @@ WRONG_ANSWERS = [
         AUDIT,
         "strings are never clipped: one huge argument makes a megabyte log line",
         splice(_AUDIT_OK, ("return hidden if extra <= 0 else", "return hidden if True else")),
-        ("test_audit_entry_safe",),
+        ("test_audit_entry_strings",),
         "if it is longer than `MAX_AUDIT_CHARS` (300)",
     ),
     WrongAnswer(
@@ -743,7 +749,7 @@ WRONG_ANSWERS = [
         AUDIT,
         "never redacts: the secret reaches the log",
         splice(_AUDIT_OK, ("hidden = redact(visible)", "hidden = visible")),
-        ("test_audit_entry_safe",),
+        ("test_audit_entry_strings", "test_audit_entry_safe"),
         "then `redact` it (yours)",
     ),
     WrongAnswer(
@@ -1008,14 +1014,14 @@ class ChatAdapter:
     ),
     WrongAnswer(
         REDACT,
-        "redacts every text, secret or not",
+        "refuses every text: redacts it whole, secret or not",
         "def redact(text):\n    return REDACTED\n",
         REDACT_TESTS,
         "return text with nothing to hide unchanged",
     ),
     WrongAnswer(
         REDACT,
-        "returns the text unchanged",
+        "returns its input unchanged: the text as it was given",
         "def redact(text):\n    return text\n",
         REDACT_TESTS,
         "return `REDACTED` alone: the whole string is replaced",
@@ -1033,7 +1039,7 @@ class ChatAdapter:
     ),
     WrongAnswer(
         AUDIT,
-        "returns the fields unchanged: nothing redacted, nothing cut",
+        "returns its input unchanged: the fields as given, nothing redacted, nothing cut",
         "def audit_entry(step, call_id, name, arguments, decision, reason, outcome):\n"
         '    return {"step": step, "id": call_id, "name": name, "arguments": arguments, "decision": decision,\n'
         '            "reason": reason, "outcome": outcome}\n',
@@ -1047,7 +1053,380 @@ class ChatAdapter:
             _ADAPTER_OK,
             ("        if cut_off:\n", "        if True:\n"),
         ),
-        ADAPTER_TESTS,
+        (*ADAPTER_TESTS, HARNESS),
+        'return `final_turn(message.get("content"))` when no call comes of the message',
+    ),
+    # ---- issue 35: each bullet at its boundary, and the degenerate answers of every part --------------------
+    WrongAnswer(
+        POLICY,
+        "offered_tools copies registered with .copy() to leave it alone: a tuple or a generator has no copy()",
+        splice(_POLICY_OK, ("    for name in registered:\n", "    for name in registered.copy():\n")),
+        ("test_offered_tools",),
+        "any other iterable such as a generator",
+    ),
+    WrongAnswer(
+        POLICY,
+        "effective_mode asks whether any concern is truthy: a concern that is an empty string is ignored",
+        splice(_POLICY_OK, ('if concerns and mode == "auto":', 'if any(concerns) and mode == "auto":')),
+        ("test_effective_mode",),
+        'whatever it holds (even `[""]`)',
+    ),
+    WrongAnswer(
+        POLICY,
+        "returns its input unchanged: the table's value as the mode, registered as the offer",
+        "def mode_for(policy, name):\n    return policy.get(name)\n\n\n"
+        "def offered_tools(policy, registered):\n    return registered\n\n\n"
+        "def effective_mode(policy, name, concerns=()):\n    return policy.get(name)\n",
+        POLICY_TESTS,
+        '`"never"` for anything else',
+    ),
+    WrongAnswer(
+        APPROVER,
+        "asks an approver that raised a second time before giving up",
+        splice(
+            _APPROVER_OK,
+            (
+                "        except BaseException as problem:\n"
+                '            box.append(("raised", type(problem).__name__))\n',
+                "        except BaseException:\n"
+                "            try:  # one more chance: the approval service may have been busy\n"
+                '                box.append(("answer", approver(name, copy.deepcopy(arguments))))\n'
+                "            except BaseException as problem:\n"
+                '                box.append(("raised", type(problem).__name__))\n',
+            ),
+        ),
+        ("test_ask_approver_failures",),
+        "exactly once",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "keeps waiting after the timeout, in slices, for a late answer",
+        splice(
+            _APPROVER_OK,
+            (
+                "    thread.join(timeout)\n",
+                "    thread.join(timeout)\n    while thread.is_alive():  # a late answer is better than none\n"
+                "        thread.join(0.05)\n",
+            ),
+        ),
+        ("test_ask_approver_timeout",),
+        "never waited for again",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "returns its input unchanged: the approver's own answer, about the real arguments, in the caller's thread",
+        'def ask_approver(approver, name, arguments, timeout):\n    return (approver(name, arguments), "asked")\n',
+        APPROVER_TESTS,
+        APPROVER_ONLY_TRUE,
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "the fallback writes the repr of the normalised arguments: 1.0 beside a NaN becomes 1",
+        splice(
+            _CANONICAL_OK, ("        text = repr(arguments)\n", "        text = repr(normal(arguments))\n")
+        ),
+        ("test_canonical",),
+        'return `name + " " + repr(arguments)` instead',
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "json.dumps(default=repr) instead of the fallback: a set is written as a JSON string",
+        splice(
+            _CANONICAL_OK,
+            ("sort_keys=True, allow_nan=False)", "sort_keys=True, allow_nan=False, default=repr)"),
+        ),
+        ("test_canonical",),
+        'return `name + " " + repr(arguments)` instead',
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "refuses every call: canonical raises whatever it is given",
+        'def canonical(name, arguments):\n    raise ValueError("cannot write this call")\n',
+        ("test_canonical", "test_budget_repeats"),
+        'return `name + " " + repr(arguments)` instead: never raise',
+    ),
+    WrongAnswer(
+        CANONICAL,
+        "returns its input unchanged: the arguments themselves",
+        "def canonical(name, arguments):\n    return arguments\n",
+        ("test_canonical",),
+        "so that key order never matters",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "counts only back-to-back repeats: a call proposed between others starts again at 1",
+        splice(
+            _BUDGET_OK,
+            (
+                "        key = canonical(name, arguments)\n",
+                "        key = canonical(name, arguments)\n"
+                "        if key not in self._counts:  # a new call: start afresh\n"
+                "            self._counts = {}\n",
+            ),
+        ),
+        ("test_budget_repeats",),
+        "back to back or not",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "keys the count by the arguments' items, not canonical: nested arguments raise TypeError",
+        splice(
+            _BUDGET_OK, ("key = canonical(name, arguments)", "key = (name, frozenset(arguments.items()))")
+        ),
+        ("test_budget_repeats",),
+        "`canonical(name, arguments)` (use yours)",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "returns its input unchanged: its limits as they were given, never a status, never a repeat",
+        "class Budget:\n"
+        "    def __init__(self, max_steps=8, max_seconds=30.0, max_repeats=3, clock=time.monotonic):\n"
+        "        self.max_steps, self.max_seconds = max_steps, max_seconds\n"
+        "        self.max_repeats, self.clock = max_repeats, clock\n"
+        "        self.steps = 0\n\n"
+        "    def elapsed(self):\n        return 0.0\n\n"
+        "    def remaining(self):\n        return self.max_seconds\n\n"
+        "    def out_of_time(self):\n        return False\n\n"
+        "    def steps_left(self):\n        return self.max_steps\n\n"
+        "    def next_request(self):\n        return None\n\n"
+        "    def repeat(self, name, arguments):\n        return False\n",
+        BUDGET_TESTS,
+        NEXT_REQUEST,
+    ),
+    WrongAnswer(
+        REDACT,
+        "step 1 matches the secret in its own letter case only: a lower-case copy takes the whole text with it",
+        splice(
+            _REDACT_OK,
+            ('"|".join(map(re.escape, pieces)), re.IGNORECASE)', '"|".join(map(re.escape, pieces)))'),
+        ),
+        ("test_redact_plain",),
+        "in any letter case",
+    ),
+    WrongAnswer(
+        REDACT,
+        "looks for the pieces in their own case in the casefolded text: a piece with the capitals ITK is never found",
+        splice(_REDACT_OK, ("    secret = CANARY.casefold()\n", "    secret = CANARY\n")),
+        ("test_redact_escaped",),
+        "(casefolded too)",
+    ),
+    WrongAnswer(
+        REDACT,
+        "decodes \\uXXXX only after a single backslash: two backslashes keep the secret hidden",
+        splice(_REDACT_OK, (r'r"\\+u([0-9a-fA-F]{4})"', r'r"(?<!\\)\\u([0-9a-fA-F]{4})"')),
+        ("test_redact_escaped",),
+        "after one or more backslashes",
+    ),
+    WrongAnswer(
+        REDACT,
+        "never decodes \\xXX",
+        splice(
+            _REDACT_OK,
+            (
+                '        step = re.sub(r"\\\\+x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), step)\n',
+                "",
+            ),
+        ),
+        ("test_redact_escaped",),
+        r"`\xXX`",
+    ),
+    WrongAnswer(
+        REDACT,
+        "decodes decimal HTML entities only: &#x37; keeps the secret hidden",
+        splice(
+            _REDACT_OK,
+            ('step = re.sub(r"&#[xX]', 'step = step if True else re.sub(r"&#[xX]'),
+        ),
+        ("test_redact_escaped",),
+        "`&#xHH;`",
+    ),
+    WrongAnswer(
+        REDACT,
+        "decodes one round only: a nested escape such as %5Cu0037 keeps the secret hidden",
+        splice(_REDACT_OK, ("    for _ in range(4):", "    for _ in range(1):")),
+        ("test_redact_escaped",),
+        "at most 4 rounds: escapes can be nested",
+    ),
+    WrongAnswer(
+        REDACT,
+        "no NFKC: full-width letters and digits keep the secret hidden",
+        splice(_REDACT_OK, ('unicodedata.normalize("NFKC", look)', "look")),
+        ("test_redact_escaped",),
+        'normalise the result with `unicodedata.normalize("NFKC", ...)`',
+    ),
+    WrongAnswer(
+        REDACT,
+        "never casefolds what it looks at: the secret in swapped case between invisible characters slips through",
+        splice(_REDACT_OK, ('!= "Cf").casefold()', '!= "Cf")')),
+        ("test_redact_escaped",),
+        "and `casefold()` it",
+    ),
+    WrongAnswer(
+        REDACT,
+        "returns the NFKC form of a text with nothing to hide: a ligature or a full-width letter comes back changed",
+        splice(_REDACT_OK, ("    return out\n", '    return unicodedata.normalize("NFKC", out)\n')),
+        ("test_redact_keys_and_safety",),
+        "unchanged, character for character",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "clips before redacting: a secret cut at the limit leaves its first characters, and the count is wrong",
+        splice(
+            _AUDIT_OK,
+            ("            hidden = redact(visible)\n", "            hidden = visible\n"),
+            (
+                'return hidden if extra <= 0 else hidden[:MAX_AUDIT_CHARS] + f"...[{extra} more chars]"',
+                "return redact(hidden) if extra <= 0 else "
+                'redact(hidden[:MAX_AUDIT_CHARS]) + f"...[{extra} more chars]"',
+            ),
+        ),
+        ("test_audit_entry_strings",),
+        "then, if it is longer than",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "clips a string of exactly MAX_AUDIT_CHARS characters too",
+        splice(_AUDIT_OK, ("return hidden if extra <= 0 else", "return hidden if extra < 0 else")),
+        ("test_audit_entry_strings",),
+        "if it is longer than `MAX_AUDIT_CHARS` (300)",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "makes lone surrogates visible last, after clipping: the six characters of each escape are never counted",
+        splice(
+            _AUDIT_OK,
+            (
+                '            visible = value.encode("utf-8", errors="backslashreplace").decode("utf-8")\n'
+                "            hidden = redact(visible)\n",
+                "            hidden = redact(value)\n",
+            ),
+            (
+                'return hidden if extra <= 0 else hidden[:MAX_AUDIT_CHARS] + f"...[{extra} more chars]"',
+                'kept = hidden if extra <= 0 else hidden[:MAX_AUDIT_CHARS] + f"...[{extra} more chars]"\n'
+                '            return kept.encode("utf-8", errors="backslashreplace").decode("utf-8")',
+            ),
+        ),
+        ("test_audit_entry_strings",),
+        "first making lone surrogates visible",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "writes anything else as str(), not repr(): a record whose str() is not its repr() is logged wrongly",
+        splice(_AUDIT_OK, ("        return scrub(repr(value))\n", "        return scrub(str(value))\n")),
+        ("test_audit_entry_safe",),
+        "make anything else safe as its `repr()`",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "a dict with nothing to change is returned as it is: the entry holds the caller's dict",
+        splice(
+            _AUDIT_OK,
+            (
+                "            return {scrub(str(key)): scrub(item) for key, item in value.items()}\n",
+                "            made = {scrub(str(key)): scrub(item) for key, item in value.items()}\n"
+                "            return value if made == value else made  # nothing changed: no copy needed\n",
+            ),
+        ),
+        ("test_audit_entry_safe",),
+        "make a `dict` safe as a new dict",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "a list with nothing to change is returned as it is: the entry holds the caller's list",
+        splice(
+            _AUDIT_OK,
+            (
+                "            return [scrub(item) for item in value]\n",
+                "            made = [scrub(item) for item in value]\n"
+                "            return value if made == value else made  # nothing changed: no copy needed\n",
+            ),
+        ),
+        ("test_audit_entry_safe",),
+        "as a new `list` of its items made safe",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "keeps a key that is not a str as it is: an int key stays an int",
+        splice(
+            _AUDIT_OK,
+            ("{scrub(str(key)): scrub(item)", "{(scrub(key) if isinstance(key, str) else key): scrub(item)"),
+        ),
+        ("test_audit_entry_safe",),
+        "whose keys (turned into `str`) and values are made safe",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "refuses every field: each one is logged as REDACTED",
+        "def audit_entry(step, call_id, name, arguments, decision, reason, outcome):\n"
+        '    return dict.fromkeys(["step", "id", "name", "arguments", "decision", "reason", "outcome"], REDACTED)\n',
+        AUDIT_TESTS,
+        "keep `None`, a `bool`, an `int` or a `float` as it is",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "start counts its requests from 0 again",
+        splice(
+            _ADAPTER_OK,
+            (
+                '        self.history = [{"role": "user", "content": user_text}]\n',
+                '        self.history = [{"role": "user", "content": user_text}]\n        self.requests = 0\n',
+            ),
+        ),
+        ("test_chat_adapter_round_trip",),
+        "across `start()` calls",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "marks an error result in its tool message with an is_error key",
+        splice(
+            _ADAPTER_OK,
+            (
+                '"tool_call_id": result.id, "content": result.content})',
+                '"tool_call_id": result.id, "content": result.content,\n'
+                '                                 **({"is_error": True} if result.is_error else {})})',
+            ),
+        ),
+        ("test_chat_adapter_every_call",),
+        '`{"role": "tool", "tool_call_id": r.id, "content": r.content}`',
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "reads the calls only when finish_reason is 'tool_calls': calls that end with 'stop' are lost",
+        splice(
+            _ADAPTER_OK,
+            (
+                'for call in message.get("tool_calls") or []:',
+                'for call in (message.get("tool_calls") or []) if first.get("finish_reason") == "tool_calls" else []:',
+            ),
+        ),
+        ("test_chat_adapter_every_call",),
+        "whatever the `finish_reason`",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "keeps a cut-off turn in the history before refusing it",
+        splice(
+            _ADAPTER_OK,
+            (
+                "        if cut_off:\n",
+                "        self.history.append(message)  # keep the history whole\n        if cut_off:\n",
+            ),
+            ("        self.history.append(message)\n        if items:", "        if items:"),
+        ),
+        ("test_chat_adapter_errors",),
+        "otherwise append that `message` to the history",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "returns its input unchanged: the wire's message as the turn",
+        splice(
+            _ADAPTER_OK,
+            (
+                '        if items:\n            return items\n        return final_turn(message.get("content"))\n',
+                "        return [message]\n",
+            ),
+        ),
+        (*ADAPTER_TESTS, HARNESS),
         'return `final_turn(message.get("content"))` when no call comes of the message',
     ),
 ]
