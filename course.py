@@ -3,6 +3,7 @@
 
 Maintainers: `python3 course.py build` regenerates the notebooks' stored outputs and the learners' versions.
 Instructors: `python3 course.py hub [--port N]` starts a demo JupyterHub of the course on loopback (as root).
+Authors: `python3 course.py mutants [ASSIGNMENT [PART]] [--sample N]` scores the hidden tests by mutation.
 
 Each command creates the virtual environment in .venv and installs the course into it first, when needed,
 so a fresh machine with Python 3.11+ needs nothing else.
@@ -186,10 +187,15 @@ def build(extra: list[str]) -> int:
     return run("python", "grading/build_notebooks.py", *extra)
 
 
-COMMANDS = {"lab": lab, "test": test, "build": build, "hub": hub}
+def mutants(extra: list[str]) -> int:
+    """Score the hidden tests by mutation: mutmut's mutants of each instructor solution, killed or not."""
+    return run("python", "grading/mutants.py", *extra)
+
+
+COMMANDS = {"lab": lab, "test": test, "build": build, "hub": hub, "mutants": mutants}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
-        sys.exit("usage: python3 course.py lab | test | build | hub [extra arguments]")
+        sys.exit("usage: python3 course.py lab | test | build | hub | mutants [extra arguments]")
     ensure_environment()
     sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))
