@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from course_lib.errors import ScriptError, WireError
 from course_lib.scripted import Decision, FunctionModel, Model, ScriptedModel, Step, echo
-from course_lib.wire import chat, conversations, messages, responses, threads
+from course_lib.wire import chat, conversations, messages, responses, strict_json, threads
 from course_lib.wire.common import Conversation, Counters, StreamRequest, error_envelope, read_stream
 from course_lib.wire.sse import Event, encode
 from course_lib.wire.store import MAX_RESPONSES, ResponseStore, item_list, with_id
@@ -353,12 +353,8 @@ class _Server(ThreadingHTTPServer):
 
 def _parse_json(raw: bytes) -> dict[str, Any] | Answer:
     """The request body as a JSON object, or the 400 answer saying why it is not one."""
-
-    def no_constants(name: str) -> object:
-        raise ValueError(f"{name} is not valid JSON")
-
     try:
-        body = json.loads(raw.decode("utf-8"), parse_constant=no_constants)
+        body = strict_json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         return error_answer(400, "We could not parse the JSON body of your request: it is not UTF-8.")
     except (ValueError, RecursionError) as error:

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from course_lib.envelope import parse_envelope
 from course_lib.errors import EnvelopeError, ModelTurnError
 from course_lib.tools import Tool
+from course_lib.wire import strict_json
 
 __all__ = [
     "APIS",
@@ -107,9 +108,11 @@ def parse_arguments(raw: str) -> dict[str, Any]:
             f"arguments are too long: {len(raw)} characters, the limit is {MAX_ARGUMENT_CHARS}"
         )
     try:
-        value = json.loads(raw, object_pairs_hook=_no_repeats, parse_constant=_no_constant)
-    except EnvelopeError:
-        raise
+        value = strict_json.loads(raw, unique_keys=True)
+    except strict_json.RepeatedKey as error:
+        raise EnvelopeError(f"arguments repeat the key {error.key[:40]!r}") from None
+    except strict_json.JSONConstant as error:
+        raise EnvelopeError(f"arguments hold {error.constant}, which is not a JSON number") from None
     except RecursionError:
         raise EnvelopeError("arguments are nested too deeply") from None
     except ValueError as error:
@@ -139,21 +142,6 @@ def final_turn(text: object) -> list[Item]:
     if text is None:
         raise ModelTurnError("the model answered with neither text nor tool calls")
     return [parse_envelope({"kind": "final", "text": text})]
-
-
-def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Build a JSON object, refusing a repeated key (json.loads would silently keep the last one)."""
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise EnvelopeError(f"arguments repeat the key {key[:40]!r}")
-        obj[key] = value
-    return obj
-
-
-def _no_constant(constant: str) -> Any:
-    """Refuse NaN, Infinity and -Infinity, which Python's json accepts but JSON does not."""
-    raise EnvelopeError(f"arguments hold {constant}, which is not a JSON number")
 
 
 def _valid_unicode(value: object) -> None:

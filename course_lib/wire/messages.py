@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from course_lib.errors import WireError
+from course_lib.wire import strict_json
 from course_lib.wire.common import (
     Conversation,
     Counters,
@@ -145,12 +146,8 @@ def read_request(body: Mapping[str, Any]) -> Conversation:
 
 def _as_object(arguments: str) -> dict[str, Any] | None:
     """The raw arguments as a JSON object, or None if they are not one (a truncated or malformed call)."""
-
-    def refuse(constant: str) -> object:
-        raise ValueError(constant)
-
     try:
-        value = json.loads(arguments, parse_constant=refuse)
+        value = strict_json.loads(arguments)
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
