@@ -28,6 +28,7 @@ from course_lib.turns import (
     ToolResult,
     call_item,
     final_turn,
+    tools_entry,
     tools_field,
 )
 
@@ -87,9 +88,7 @@ class ResponsesAdapter:
         return self._send(timeout)
 
     def _send(self, timeout: float) -> list[Item]:
-        body: dict[str, Any] = {"model": self.model, "input": self.items}
-        if self.tools:
-            body["tools"] = self.tools
+        body: dict[str, Any] = {"model": self.model, "input": self.items, **tools_entry(self.tools)}
         self.requests += 1
         answer = post_json(self.base, "/responses", body, timeout=max(timeout, 0.001))
         try:
@@ -144,7 +143,7 @@ class OpenAIChatAdapter:
     def _send(self, timeout: float) -> list[Item]:
         import openai
 
-        extra: dict[str, Any] = {"tools": self.tools} if self.tools else {}
+        extra = tools_entry(self.tools)
         self.requests += 1
         try:
             completion = self.client.chat.completions.create(
@@ -201,7 +200,7 @@ class OpenAIResponsesAdapter:
     def _send(self, timeout: float) -> list[Item]:
         import openai
 
-        extra: dict[str, Any] = {"tools": self.tools} if self.tools else {}
+        extra = tools_entry(self.tools)
         self.requests += 1
         try:
             response = self.client.responses.create(
@@ -260,7 +259,7 @@ class AnthropicAdapter:
     def _send(self, timeout: float) -> list[Item]:
         import anthropic
 
-        extra: dict[str, Any] = {"tools": self.tools} if self.tools else {}
+        extra = tools_entry(self.tools)
         self.requests += 1
         try:
             message = self.client.messages.create(

@@ -1,7 +1,8 @@
 """Infrastructure for notebooks 03-07: talking to the model's HTTP API with the standard library only.
 
 `post_json` sends one JSON request and decodes the answer (HTTP errors raise `ModelHTTPError`); `MODEL` is
-the model name every request sends; `TraceEntry` is one executed tool call, as every loop records it.
+the model name every request sends; `TraceEntry` is one executed tool call, as every loop records it; `Loop`
+is the signature every tool loop follows.
 """
 
 from __future__ import annotations
@@ -10,12 +11,15 @@ import json
 import os
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from course_lib.errors import ModelHTTPError
 
-__all__ = ["MODEL", "REQUEST_TIMEOUT_SECONDS", "TraceEntry", "post_json"]
+if TYPE_CHECKING:
+    from course_lib.toolbox import Confirm, Toolbox
+
+__all__ = ["MODEL", "REQUEST_TIMEOUT_SECONDS", "Loop", "TraceEntry", "post_json"]
 
 MODEL = os.environ.get("OPENAI_MODEL", "stand-in-model")
 """The model name sent with every request: configuration, never a constant buried in a loop."""
@@ -30,6 +34,34 @@ class TraceEntry(NamedTuple):
     name: str
     arguments: str
     result: str
+
+
+Connection = TypeVar("Connection", contravariant=True)
+
+
+class Loop(Protocol[Connection]):
+    """A tool loop: the five (03's `chat_tool_loop` and `responses_tool_loop`, 04's `chained_responses_loop`,
+    `sdk_loop`'s two) share this signature and contract; they differ in the connection (`Loop[str]`: the base
+    URL of a hand-written loop; `Loop[OpenAI]`: an SDK client) and in the options they add after these
+    (03's `tool_choice`, `sticky` and `**extra`; 04's `**extra`).
+
+    Send `user_text` offering `names` from `toolbox`, run each call the model asks for with `toolbox.run`
+    (destructive ones only if `confirm` says yes), and return (the final text, the trace of every call run),
+    or raise `MaxStepsExceeded` (carrying that trace) after `max_steps` model requests.
+    """
+
+    def __call__(
+        self,
+        connection: Connection,
+        user_text: str,
+        toolbox: Toolbox,
+        names: Sequence[str],
+        /,
+        *,
+        max_steps: int = 5,
+        confirm: Confirm | None = None,
+        model: str | None = None,
+    ) -> tuple[str, list[TraceEntry]]: ...
 
 
 def post_json(

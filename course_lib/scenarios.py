@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from course_lib import model_api
 from course_lib.demo_tools import WEATHER_TOOL_NAMES, weather_toolbox
 from course_lib.errors import MaxStepsExceeded, ModelHTTPError
 from course_lib.model_api import TraceEntry
@@ -22,8 +23,9 @@ from course_lib.standin import StandIn
 from course_lib.toolbox import Toolbox
 
 PARIS = json.dumps({"city": "Paris", "unit": "celsius"})
-Loop = Callable[..., tuple[str, list[Any]]]
-"""A tool loop with the contract of notebook 03's: (base, user_text, toolbox, names, **options) -> (text, trace)."""
+Loop = model_api.Loop[str]
+"""A hand-written tool loop (`model_api.Loop` over a base URL): (base, user_text, toolbox, names, **options)
+-> (text, trace); the options a scenario passes (`tool_choice`, `sticky`) are 03's own."""
 
 
 def temperature(results: list[str], index: int = 0) -> Any:

@@ -17,7 +17,7 @@ from openai import OpenAI
 
 from course_lib.errors import MaxStepsExceeded
 from course_lib.model_api import MODEL, TraceEntry
-from course_lib.toolbox import Confirm, Toolbox
+from course_lib.toolbox import Confirm, Toolbox, request_tools
 
 
 def sdk_chat_tool_loop(
@@ -32,7 +32,7 @@ def sdk_chat_tool_loop(
 ) -> tuple[str, list[TraceEntry]]:
     """The Chat Completions loop through `client.chat.completions.create`."""
     messages: list[Any] = [{"role": "user", "content": user_text}]
-    tools: Any = [{"type": "function", "function": toolbox[name].declaration()} for name in names]
+    tools: Any = request_tools("chat", [toolbox[name] for name in names])
     trace: list[TraceEntry] = []
     for step in range(1, max_steps + 1):
         completion = client.chat.completions.create(model=model or MODEL, messages=messages, tools=tools)
@@ -73,7 +73,7 @@ def sdk_responses_tool_loop(
 ) -> tuple[str, list[TraceEntry]]:
     """The Responses loop through `client.responses.create`: replay `response.output`, answer by call_id."""
     items: list[Any] = [{"role": "user", "content": user_text}]
-    tools: Any = [{"type": "function", **toolbox[name].declaration()} for name in names]
+    tools: Any = request_tools("responses", [toolbox[name] for name in names])
     trace: list[TraceEntry] = []
     for step in range(1, max_steps + 1):
         response = client.responses.create(model=model or MODEL, input=items, tools=tools)

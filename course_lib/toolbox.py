@@ -15,11 +15,11 @@ import json
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from course_lib.errors import ToolError
 
-__all__ = ["TOOL_NAME", "Confirm", "Runner", "Tool", "ToolError", "Toolbox"]
+__all__ = ["TOOL_NAME", "Confirm", "Runner", "Tool", "ToolError", "Toolbox", "request_tools"]
 
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 """The documented rule for a function name: letters, digits, underscores and dashes, at most 64."""
@@ -56,6 +56,27 @@ class Tool:
             "parameters": copy.deepcopy(self.parameters),
             "strict": True,
         }
+
+
+def request_tools(
+    shape: Literal["chat", "responses", "anthropic"], tools: Iterable[Tool]
+) -> list[dict[str, Any]]:
+    """The `tools` request field declaring `tools`: each tool's declaration nested under "function" (chat),
+    flat (responses), or its name, description and `input_schema` (anthropic); each schema an independent copy.
+
+    The one builder outside the keys (03's loops and 04's `tool_specs` build their own, as the exercises ask).
+    """
+    fields = []
+    for tool in tools:
+        spec = {"name": tool.name, "description": tool.description}
+        schema = json.loads(json.dumps(tool.parameters))  # an independent copy
+        if shape == "anthropic":
+            fields.append({**spec, "input_schema": schema})
+        elif shape == "chat":
+            fields.append({"type": "function", "function": {**spec, "parameters": schema, "strict": True}})
+        else:
+            fields.append({"type": "function", **spec, "parameters": schema, "strict": True})
+    return fields
 
 
 @dataclass(eq=False)

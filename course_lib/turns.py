@@ -23,10 +23,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from course_lib.envelope import parse_envelope
 from course_lib.errors import EnvelopeError, ModelTurnError
+from course_lib.toolbox import request_tools
 from course_lib.tools import Tool
 from course_lib.wire import strict_json
 
@@ -41,6 +42,7 @@ __all__ = [
     "call_item",
     "final_turn",
     "parse_arguments",
+    "tools_entry",
     "tools_field",
 ]
 
@@ -167,14 +169,12 @@ def tools_field(api: str, tools: Sequence[Tool]) -> list[dict[str, Any]]:
     """The `tools` request field as `api` expects it: nested (chat), flat (responses) or input_schema (anthropic)."""
     if api not in APIS:
         raise ValueError(f"unknown api {api!r}; expected one of {', '.join(APIS)}")
-    fields = []
-    for tool in tools:
-        spec = {"name": tool.name, "description": tool.description}
-        schema = json.loads(json.dumps(tool.parameters))  # an independent copy
-        if api == "anthropic":
-            fields.append({**spec, "input_schema": schema})
-        elif api.endswith("chat"):
-            fields.append({"type": "function", "function": {**spec, "parameters": schema, "strict": True}})
-        else:
-            fields.append({"type": "function", **spec, "parameters": schema, "strict": True})
-    return fields
+    shape: Literal["chat", "responses", "anthropic"] = (
+        "anthropic" if api == "anthropic" else "chat" if api.endswith("chat") else "responses"
+    )
+    return request_tools(shape, tools)
+
+
+def tools_entry(field: list[dict[str, Any]]) -> dict[str, Any]:
+    """The request's `tools` entry for a built field: none at all when no tool is offered."""
+    return {"tools": field} if field else {}

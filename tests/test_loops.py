@@ -140,3 +140,31 @@ def test_the_chained_loop_stops_after_max_steps_with_its_trace(server: StandIn) 
     with pytest.raises(MaxStepsExceeded, match="after 2 model calls") as stop:
         chained_responses_loop(server.base, "Weather?", weather_toolbox(), ["get_weather"], max_steps=2)
     assert [entry.step for entry in stop.value.trace] == [1, 2] and len(server.log) == 2
+
+
+def test_the_five_loops_follow_the_loop_protocol() -> None:
+    """03's two loops, 04's chained one and the two SDK loops take the positional and keyword-only parameters
+    of `model_api.Loop` with its defaults (each may add options after them) and return what it returns."""
+    import inspect
+
+    from course_lib.model_api import Loop
+    from course_lib.sdk_loop import sdk_chat_tool_loop, sdk_responses_tool_loop
+
+    shared = list(inspect.signature(Loop.__call__).parameters.values())[1:]  # without self
+    positional = [p for p in shared if p.kind is p.POSITIONAL_ONLY]
+    keywords = {p.name: p.default for p in shared if p.kind is p.KEYWORD_ONLY}
+    loops = [
+        chat_tool_loop,
+        responses_tool_loop,
+        chained_responses_loop,
+        sdk_chat_tool_loop,
+        sdk_responses_tool_loop,
+    ]
+    for loop in loops:
+        parameters = inspect.signature(loop).parameters.values()
+        leading = [p for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD]
+        assert [p.annotation for p in leading[1:]] == [p.annotation for p in positional[1:]], loop.__name__
+        assert len(leading) == len(positional), loop.__name__
+        assert {p.name: p.default for p in parameters if p.name in keywords} == keywords, loop.__name__
+        assert all(p.kind is p.KEYWORD_ONLY for p in parameters if p.name in keywords), loop.__name__
+        assert inspect.signature(loop).return_annotation == "tuple[str, list[TraceEntry]]", loop.__name__
