@@ -365,97 +365,102 @@ def _parse_json(raw: bytes) -> dict[str, Any] | Answer:
     return body
 
 
+class _Handler(BaseHTTPRequestHandler):
+    """One HTTP exchange with the StandIn `stand_in`: read the body, let the stand-in answer, send it back."""
+
+    stand_in: StandIn  # set by `_handler_for` on a subclass bound to one StandIn
+    protocol_version = "HTTP/1.1"
+    timeout = READ_TIMEOUT_SECONDS
+    disable_nagle_algorithm = True  # headers, then body: no 40 ms delayed-ACK stall between them
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: never print ports or times
+        pass
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except ConnectionError:  # the client gave up (say, on its own timeout): nobody to answer
+            self.close_connection = True
+
+    def _send_events(self, events: list[Event]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("x-request-id", f"req_{len(self.stand_in.log)}")
+        self.end_headers()
+        for event in events:  # one HTTP chunk per event; a client that hangs up ends the loop here
+            data = encode(event)
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _send(self, answer: Answer) -> None:
+        if answer.events is not None:
+            self._send_events(answer.events)
+            return
+        data = json.dumps(answer.payload).encode("utf-8")
+        self.send_response(answer.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("x-request-id", f"req_{len(self.stand_in.log)}")
+        if answer.status >= 400:
+            self.send_header("x-should-retry", "false")
+        if answer.close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _read_body(self) -> bytes | Answer:
+        length = self.headers.get("Content-Length")
+        if length is None:
+            kind = (
+                "chunked bodies are not supported"
+                if self.headers.get("Transfer-Encoding")
+                else "it is missing"
+            )
+            return error_answer(411, f"Content-Length is required ({kind}).")._replace(close=True)
+        if not length.strip().isdigit():
+            return error_answer(400, "Content-Length is not a whole number.")._replace(close=True)
+        size = int(length)
+        if size > self.stand_in.max_body_bytes:
+            message = (
+                f"Request body too large: {size} bytes; the limit is {self.stand_in.max_body_bytes} bytes."
+            )
+            return error_answer(413, message, code="request_too_large")._replace(close=True)
+        data = self.rfile.read(size)
+        if len(data) < size:
+            return error_answer(400, "The request body ended early.")._replace(close=True)
+        return data
+
+    def _serve(self, method: str) -> None:
+        try:
+            raw = self._read_body() if method == "POST" else b""
+            answer = raw if isinstance(raw, Answer) else self.stand_in.handle(method, self.path, raw)
+        except TimeoutError:
+            self.close_connection = True
+            return
+        except Exception as error:  # a bug in the stand-in itself: still an answer, never a dead thread
+            answer = error_answer(500, f"stand-in failed: {type(error).__name__}", code="internal_error")
+        self._send(in_route_format(self.path.split("?", 1)[0], answer))
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+
 def _handler_for(server: StandIn) -> type[BaseHTTPRequestHandler]:
     """A request-handler class bound to one StandIn."""
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        timeout = READ_TIMEOUT_SECONDS
-        disable_nagle_algorithm = True  # headers, then body: no 40 ms delayed-ACK stall between them
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet: never print ports or times
-            pass
-
-        def handle(self) -> None:
-            try:
-                super().handle()
-            except ConnectionError:  # the client gave up (say, on its own timeout): nobody to answer
-                self.close_connection = True
-
-        def _send_events(self, events: list[Event]) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.send_header("x-request-id", f"req_{len(server.log)}")
-            self.end_headers()
-            for event in events:  # one HTTP chunk per event; a client that hangs up ends the loop here
-                data = encode(event)
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                self.wfile.flush()
-            self.wfile.write(b"0\r\n\r\n")
-
-        def _send(self, answer: Answer) -> None:
-            if answer.events is not None:
-                self._send_events(answer.events)
-                return
-            data = json.dumps(answer.payload).encode("utf-8")
-            self.send_response(answer.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("x-request-id", f"req_{len(server.log)}")
-            if answer.status >= 400:
-                self.send_header("x-should-retry", "false")
-            if answer.close:
-                self.send_header("Connection", "close")
-                self.close_connection = True
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _read_body(self) -> bytes | Answer:
-            length = self.headers.get("Content-Length")
-            if length is None:
-                kind = (
-                    "chunked bodies are not supported"
-                    if self.headers.get("Transfer-Encoding")
-                    else "it is missing"
-                )
-                return error_answer(411, f"Content-Length is required ({kind}).")._replace(close=True)
-            if not length.strip().isdigit():
-                return error_answer(400, "Content-Length is not a whole number.")._replace(close=True)
-            size = int(length)
-            if size > server.max_body_bytes:
-                message = f"Request body too large: {size} bytes; the limit is {server.max_body_bytes} bytes."
-                return error_answer(413, message, code="request_too_large")._replace(close=True)
-            data = self.rfile.read(size)
-            if len(data) < size:
-                return error_answer(400, "The request body ended early.")._replace(close=True)
-            return data
-
-        def _serve(self, method: str) -> None:
-            try:
-                raw = self._read_body() if method == "POST" else b""
-                answer = raw if isinstance(raw, Answer) else server.handle(method, self.path, raw)
-            except TimeoutError:
-                self.close_connection = True
-                return
-            except Exception as error:  # a bug in the stand-in itself: still an answer, never a dead thread
-                answer = error_answer(500, f"stand-in failed: {type(error).__name__}", code="internal_error")
-            self._send(in_route_format(self.path.split("?", 1)[0], answer))
-
-        def do_POST(self) -> None:
-            self._serve("POST")
-
-        def do_GET(self) -> None:
-            self._serve("GET")
-
-        def do_PUT(self) -> None:
-            self._serve("PUT")
-
-        def do_DELETE(self) -> None:
-            self._serve("DELETE")
-
-    return Handler
+    return type("Handler", (_Handler,), {"stand_in": server})
 
 
 def load_script(steps: object) -> list[Step]:
