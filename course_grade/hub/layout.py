@@ -220,7 +220,9 @@ def _role_config(folder: Path, role: str, settings: HubSettings) -> Path:
     if role == "learner":
         shutil.copytree(REPOSITORY / "learner_config", folder, dirs_exist_ok=True)
     else:  # JupyterHub's servers forbid framing, which leaves JupyterLab's Formgrader tab (an iframe) blank
-        (folder / "jupyter_server_config.json").write_text(json.dumps(INSTRUCTOR_SERVER_CONFIG, indent=2) + "\n")
+        (folder / "jupyter_server_config.json").write_text(
+            json.dumps(INSTRUCTOR_SERVER_CONFIG, indent=2) + "\n"
+        )
     for path in [folder, *folder.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     return folder
