@@ -18,9 +18,16 @@ def cell_grade_id(cell: Any) -> str:
     return grade_id if isinstance(grade_id, str) else ""
 
 
+def nbgrader_metadata(cell: Any) -> dict[str, Any]:
+    """A cell's nbgrader metadata, or {} if it has none (or the cell or its metadata is not a mapping)."""
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    found = meta.get("nbgrader") if isinstance(meta, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
 def is_test(cell: Any) -> bool:
-    """True for an autograded test cell."""
-    nbgrader = cell.get("metadata", {}).get("nbgrader", {})
+    """True for an autograded test cell (nbgrader: grade, not solution)."""
+    nbgrader = nbgrader_metadata(cell)
     return bool(nbgrader.get("grade")) and not nbgrader.get("solution")
 
 

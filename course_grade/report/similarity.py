@@ -195,11 +195,6 @@ def html_report(assignment: str, pairs: Iterable[Pair], threshold: float = THRES
     )
 
 
-def read_notebook(path: Path) -> dict[str, Any]:
-    """A notebook's JSON, or an empty notebook if it cannot be read (`review_notebook` says why)."""
-    return review_notebook(path)[0]
-
-
 def review_notebook(path: Path) -> tuple[dict[str, Any], str | None]:
     """A notebook as the review reads it, only where grading reads it too: a regular file (never a link, a
     pipe or a device, which could block) under the size cap, whose JSON parses and whose solution cells read;
@@ -259,7 +254,7 @@ def review_class(
     if threshold is None:
         threshold = threshold_for(assignment)
     notebooks = sorted(path.stem for path in (root / "source" / assignment).glob("*.ipynb"))
-    instructor = [read_notebook(root / "source" / assignment / f"{name}.ipynb") for name in notebooks]
+    instructor = [review_notebook(root / "source" / assignment / f"{name}.ipynb")[0] for name in notebooks]
     names = [name for notebook in instructor for name in graded_names(notebook)]
     learners = root / "release" / assignment
     boilerplate = _solutions(learners if learners.is_dir() else root / "source" / assignment, notebooks)

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from course_grade.cells import in_context
+from course_grade.cells import in_context, is_test
+from course_grade.cells import nbgrader_metadata as _nbgrader
 from course_grade.score.hidden import verdict_at
 from course_grade.score.trusted.coverage import unverified
 from course_grade.score.trusted.pipe.objects import RemoteClass, RemoteInstance
@@ -68,12 +69,6 @@ class NotebookVerdict:
     seconds: float = 0.0
 
 
-def _nbgrader(cell: dict[str, Any]) -> dict[str, Any]:
-    meta = cell.get("metadata") if isinstance(cell, dict) else None
-    found = meta.get("nbgrader") if isinstance(meta, dict) else None
-    return found if isinstance(found, dict) else {}
-
-
 def _tags(cell: dict[str, Any]) -> list[str]:
     meta = cell.get("metadata") if isinstance(cell, dict) else None
     tags = meta.get("tags") if isinstance(meta, dict) else None
@@ -90,12 +85,6 @@ def _code_cells(notebook: Notebook) -> Iterator[dict[str, Any]]:
     for cell in cells if isinstance(cells, list) else []:
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             yield cell
-
-
-def is_test(cell: dict[str, Any]) -> bool:
-    """A graded test cell (nbgrader: grade, not solution)."""
-    meta = _nbgrader(cell)
-    return bool(meta.get("grade")) and not meta.get("solution")
 
 
 def is_fixed(cell: dict[str, Any]) -> bool:
