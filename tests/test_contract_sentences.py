@@ -172,6 +172,8 @@ SCORES_NOTHING = {
 }
 """The two degenerate answers every audited part publishes, by the first words of their `why`."""
 DEGENERATE_AUDITED = [
+    ("01_envelope", "parse_envelope"),
+    ("01_envelope", "chat_message_to_envelopes"),
     ("05_failures", "check_args"),
     ("05_failures", "run_tool_call"),
     ("06_security", "safe_arithmetic"),

@@ -11,17 +11,23 @@ PARSE = "parse_envelope"
 ADAPTER = "chat_message_to_envelopes"
 ALL_PARSE_TESTS = (
     "test_parse_envelope_branches",
+    "test_parse_envelope_kind",
     "test_parse_envelope_keys",
+    "test_parse_envelope_str_keys",
     "test_parse_envelope_types",
+    "test_parse_envelope_arguments",
     "test_parse_envelope_blank_id",
     "test_parse_envelope_name",
     "test_parse_envelope_not_a_dict",
     "test_parse_envelope_copy",
     "test_parse_envelope_json_values",
+    "test_parse_envelope_depth",
+    "test_parse_envelope_missing",
     "test_parse_envelope_messages",
 )
 ADAPTER_TESTS = (
     "test_chat_message_to_envelopes_calls",
+    "test_chat_message_to_envelopes_calls_win",
     "test_chat_message_to_envelopes_final",
     "test_chat_message_to_envelopes_bad_json",
 )
@@ -29,7 +35,7 @@ ADAPTER_TESTS = (
 # The sentences of the contracts (bullets of the "Your function must" lists) the wrong answers break.
 A_OWN = "importing, wrapping or calling the reference, `course_lib.envelope`, scores nothing"
 A_DICT = "refuse a `raw` that is not exactly a `dict`"
-A_STR_KEYS = "refuse a `raw` with a key that is not a `str`"
+A_STR_KEYS = "refuse a `raw` with a key that is not exactly a `str`"
 A_KIND = 'require `kind`, present and exactly the string `"final"` or `"call"`'
 A_KEYS = "require exactly the keys of that kind"
 A_MISSING = "when keys are missing, name every missing one in the message"
@@ -178,7 +184,7 @@ WRONG_ANSWERS = [
             ('if type(raw["arguments"]) is not dict:', 'if not isinstance(raw["arguments"], dict):'),
             ('copy_json(raw["arguments"], 1)}', 'copy_json(dict(raw["arguments"]), 1)}'),
         ),
-        ("test_parse_envelope_types",),
+        ("test_parse_envelope_arguments",),
         breaks=A_ARGUMENTS,
     ),
     WrongAnswer(
@@ -192,7 +198,7 @@ WRONG_ANSWERS = [
                 "",
             ),
         ),
-        ("test_parse_envelope_keys",),
+        ("test_parse_envelope_str_keys",),
         breaks=A_STR_KEYS,
     ),
     WrongAnswer(
@@ -205,7 +211,7 @@ WRONG_ANSWERS = [
                 'kind = raw.get("kind")\n    kind = kind.strip() if type(kind) is str else kind',
             ),
         ),
-        ("test_parse_envelope_keys",),
+        ("test_parse_envelope_kind",),
         breaks=A_KIND,
     ),
     WrongAnswer(
@@ -280,7 +286,7 @@ WRONG_ANSWERS = [
         PARSE,
         "copy.deepcopy for the arguments: no check that they are JSON, no depth limit",
         splice(_PARSE_OK, ('copy_json(raw["arguments"], 1)}', 'copy.deepcopy(raw["arguments"])}')),
-        ("test_parse_envelope_json_values",),
+        ("test_parse_envelope_json_values", "test_parse_envelope_depth"),
         breaks=A_JSON,
     ),
     WrongAnswer(
@@ -301,7 +307,7 @@ WRONG_ANSWERS = [
         PARSE,
         "counts levels from 0: arguments nested exactly 64 deep are refused",
         splice(_PARSE_OK, ("depth > 64", "depth > 63")),
-        ("test_parse_envelope_json_values",),
+        ("test_parse_envelope_depth",),
         breaks=A_DEPTH,
     ),
     WrongAnswer(
@@ -315,7 +321,7 @@ WRONG_ANSWERS = [
                 "",
             ),
         ),
-        ("test_parse_envelope_json_values",),
+        ("test_parse_envelope_depth",),
         breaks=A_DEPTH,
     ),
     WrongAnswer(
@@ -343,7 +349,7 @@ WRONG_ANSWERS = [
                 '    if missing:\n        raise EnvelopeError("missing: " + ", ".join(missing))\n',
             ),
         ),
-        ("test_parse_envelope_messages",),
+        ("test_parse_envelope_missing",),
         breaks=A_MISSING,
     ),
     WrongAnswer(
@@ -356,22 +362,163 @@ WRONG_ANSWERS = [
                 'raise EnvelopeError("missing: " + missing[0])',
             ),
         ),
-        ("test_parse_envelope_messages",),
+        ("test_parse_envelope_missing",),
         breaks=A_MISSING,
     ),
     WrongAnswer(
         PARSE,
-        "refuses everything: every test of Part A also has an envelope it must accept",
-        'def parse_envelope(raw):\n    raise EnvelopeError("refused")\n',
+        "refuses every envelope, with a message naming every field: each test of Part A also has one it must"
+        " accept, so it scores nothing",
+        'def parse_envelope(raw):\n    raise EnvelopeError("envelope, kind, text, id, name, arguments: refused")\n',
         ALL_PARSE_TESTS,
         breaks=A_COPY,
     ),
     WrongAnswer(
         PARSE,
-        "returns its input unchanged: no check, no copy",
+        "returns its input unchanged: no check, no copy, so every test of Part A fails (each wants a new dict or"
+        " a refusal)",
         "def parse_envelope(raw):\n    return raw\n",
-        tuple(test for test in ALL_PARSE_TESTS if test != "test_parse_envelope_branches"),
+        ALL_PARSE_TESTS,
         breaks=A_COPY,
+    ),
+    # ---- Part A at its boundaries (issue 35) -------------------------------------------------------------------
+    WrongAnswer(
+        PARSE,
+        "checks kind by membership alone: a str subclass 'final' is read, and a list kind raises TypeError",
+        splice(_PARSE_OK, ("if type(kind) is not str or kind not in allowed:", "if kind not in allowed:")),
+        ("test_parse_envelope_kind",),
+        breaks=A_KIND,
+    ),
+    WrongAnswer(
+        PARSE,
+        "drops an extra key whose value is None instead of refusing it",
+        splice(
+            _PARSE_OK,
+            (
+                "extra = [key for key in raw if key not in allowed[kind]]",
+                "extra = [key for key in raw if key not in allowed[kind] and raw[key] is not None]",
+            ),
+        ),
+        ("test_parse_envelope_keys",),
+        breaks=A_KEYS,
+    ),
+    WrongAnswer(
+        PARSE,
+        "isinstance(key, str) for the keys: a str subclass equal to 'kind' is read as the key kind",
+        splice(
+            _PARSE_OK,
+            (
+                "if not all(type(key) is str for key in raw):",
+                "if not all(isinstance(key, str) for key in raw):",
+            ),
+        ),
+        ("test_parse_envelope_str_keys",),
+        breaks=A_STR_KEYS,
+    ),
+    WrongAnswer(
+        PARSE,
+        "strips only ASCII whitespace before the blank-id check: an id of Unicode spaces is accepted",
+        splice(_PARSE_OK, ("if not call_id.strip():", 'if not call_id.strip(" \\t\\n\\r\\x0b\\x0c"):')),
+        ("test_parse_envelope_blank_id",),
+        breaks=A_ID,
+    ),
+    WrongAnswer(
+        PARSE,
+        "[a-zA-Z0-9_-]+ for the name: no limit of 64 characters",
+        splice(_PARSE_OK, (_NAME_CHECK, 're.fullmatch(r"[a-zA-Z0-9_-]+", name)')),
+        ("test_parse_envelope_name",),
+        breaks=A_NAME,
+    ),
+    WrongAnswer(
+        PARSE,
+        "decodes arguments given as a JSON string instead of refusing them",
+        splice(
+            _PARSE_OK,
+            (
+                '    if type(raw["arguments"]) is not dict:\n',
+                '    if type(raw["arguments"]) is str:\n'
+                '        raw = {**raw, "arguments": json.loads(raw["arguments"])}\n'
+                '    if type(raw["arguments"]) is not dict:\n',
+            ),
+        ),
+        ("test_parse_envelope_arguments",),
+        breaks=A_ARGUMENTS,
+    ),
+    WrongAnswer(
+        PARSE,
+        "isinstance inside arguments: an OrderedDict, a str subclass or an IntEnum member is copied as JSON",
+        splice(
+            _PARSE_OK,
+            ("        if type(value) is dict:\n", "        if isinstance(value, dict):\n"),
+            ("        if type(value) is list:\n", "        if isinstance(value, list):\n"),
+            ("type(value) in (str, int, float, bool)", "isinstance(value, (str, int, float, bool))"),
+        ),
+        ("test_parse_envelope_json_values",),
+        breaks=A_JSON,
+    ),
+    WrongAnswer(
+        PARSE,
+        "checks the keys of the envelope but not of the dicts inside arguments",
+        splice(
+            _PARSE_OK,
+            (
+                "            if not all(type(key) is str for key in value):\n"
+                '                raise EnvelopeError("arguments: every key must be a str")\n',
+                "",
+            ),
+        ),
+        ("test_parse_envelope_json_values",),
+        breaks=A_JSON,
+    ),
+    WrongAnswer(
+        PARSE,
+        "counts only dicts toward the depth: lists nested 65 deep are read",
+        splice(
+            _PARSE_OK,
+            ("if type(value) in (dict, list) and depth > 64:", "if type(value) is dict and depth > 64:"),
+        ),
+        ("test_parse_envelope_depth",),
+        breaks=A_DEPTH,
+    ),
+    WrongAnswer(
+        PARSE,
+        "counts a value that is not a container as a level: a number inside the 64th container is refused",
+        splice(_PARSE_OK, ("if type(value) in (dict, list) and depth > 64:", "if depth > 64:")),
+        ("test_parse_envelope_depth",),
+        breaks=A_DEPTH,
+    ),
+    WrongAnswer(
+        PARSE,
+        "returns a final answer's raw itself: only calls are copied",
+        splice(_PARSE_OK, ('return {"kind": "final", "text": raw["text"]}', "return raw")),
+        ("test_parse_envelope_branches", "test_parse_envelope_copy"),
+        breaks=A_COPY,
+    ),
+    WrongAnswer(
+        PARSE,
+        "strips the text of a final answer: the result is no longer equal to raw",
+        splice(
+            _PARSE_OK,
+            (
+                'return {"kind": "final", "text": raw["text"]}',
+                'return {"kind": "final", "text": raw["text"].strip()}',
+            ),
+        ),
+        ("test_parse_envelope_branches",),
+        breaks=A_COPY,
+    ),
+    WrongAnswer(
+        PARSE,
+        "an extra key's refusal does not name the key",
+        splice(
+            _PARSE_OK,
+            (
+                'raise EnvelopeError("unexpected: " + ", ".join(extra))',
+                'raise EnvelopeError("unexpected field")',
+            ),
+        ),
+        ("test_parse_envelope_messages",),
+        breaks=A_MESSAGES,
     ),
     # ------------------------------------------------------------ Part B: chat_message_to_envelopes
     WrongAnswer(
@@ -409,7 +556,7 @@ WRONG_ANSWERS = [
         ADAPTER,
         "looks at content first, so a message with text and tool calls becomes a final answer",
         splice(_ADAPTER_OK, ("if not calls:", 'if not calls or message.get("content") is not None:')),
-        ("test_chat_message_to_envelopes_calls",),
+        ("test_chat_message_to_envelopes_calls_win",),
         breaks=B_CALLS_WIN,
     ),
     WrongAnswer(
@@ -471,16 +618,92 @@ WRONG_ANSWERS = [
     ),
     WrongAnswer(
         ADAPTER,
-        "refuses every message",
-        'def chat_message_to_envelopes(message):\n    raise EnvelopeError("refused")\n',
+        "refuses every message, naming arguments: each test of Part B also has a message it must translate",
+        'def chat_message_to_envelopes(message):\n    raise EnvelopeError("arguments: refused")\n',
         ADAPTER_TESTS,
         breaks=B_FINAL,
     ),
     WrongAnswer(
         ADAPTER,
-        "returns the message unchanged",
+        "returns its input unchanged, the message itself: each test of Part B wants a list of envelopes",
         "def chat_message_to_envelopes(message):\n    return message\n",
         ADAPTER_TESTS,
         breaks=B_EACH,
+    ),
+    # ---- Part B at its boundaries (issue 35) -------------------------------------------------------------------
+    WrongAnswer(
+        ADAPTER,
+        "one envelope per tool name: a second call of the same tool replaces the first",
+        splice(
+            _ADAPTER_OK,
+            ("    out = []\n", "    out = {}\n"),
+            (
+                '        out.append({"kind": "call", "id": call["id"], "name": name, "arguments": arguments})\n'
+                "    return out",
+                '        out[name] = {"kind": "call", "id": call["id"], "name": name, "arguments": arguments}\n'
+                "    return list(out.values())",
+            ),
+        ),
+        ("test_chat_message_to_envelopes_calls",),
+        breaks=B_EACH,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "decodes the arguments with ast.literal_eval: JSON's true and null are not Python",
+        "import ast\n\n\n"
+        + splice(
+            _ADAPTER_OK,
+            (
+                'arguments = json.loads(call["function"]["arguments"])',
+                'arguments = ast.literal_eval(call["function"]["arguments"])',
+            ),
+            (
+                "        except json.JSONDecodeError:\n",
+                "        except (SyntaxError, json.JSONDecodeError):\n",
+            ),
+        ),
+        ("test_chat_message_to_envelopes_calls",),
+        breaks=B_BUILD,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "returns the calls and a final envelope for the text beside them",
+        splice(
+            _ADAPTER_OK,
+            (
+                "    return out\n",
+                '    if message.get("content"):\n        out.append({"kind": "final", "text": message["content"]})\n'
+                "    return out\n",
+            ),
+        ),
+        ("test_chat_message_to_envelopes_calls_win",),
+        breaks=B_CALLS_WIN,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "an empty content gives no envelope at all",
+        splice(
+            _ADAPTER_OK,
+            (
+                '        return [{"kind": "final", "text": message.get("content")}]',
+                '        return [{"kind": "final", "text": message.get("content")}]'
+                ' if message.get("content") != "" else []',
+            ),
+        ),
+        ("test_chat_message_to_envelopes_final",),
+        breaks=B_FINAL,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "reads an empty arguments string as {} instead of refusing it",
+        splice(
+            _ADAPTER_OK,
+            (
+                'arguments = json.loads(call["function"]["arguments"])',
+                'arguments = json.loads(call["function"]["arguments"] or "{}")',
+            ),
+        ),
+        ("test_chat_message_to_envelopes_bad_json",),
+        breaks=B_BAD_JSON,
     ),
 ]
