@@ -191,11 +191,25 @@ def wrap(
     cover = [p for p in _outermost([*map(Path, HIDDEN), *hidden]) if p.is_dir()]
     start = Path(cwd).resolve() if cwd is not None else (write[0] if write else Path("/"))
     user = USERS[0] + zlib.crc32(str(write[0] if write else start).encode()) % USERS[1]
-    lines = ["set -e", "mount --make-rprivate /"]
     shown = [(path, "ro") for path in read] + [(path, "rw") for path in write]
     shown.sort(key=lambda item: len(item[0].parts))  # a folder before what lies inside it
-    for number, (path, _) in enumerate(shown, start=3):
-        lines.append(f"exec {number}<{shlex.quote(str(path))}")
+    lines = ["set -e", "mount --make-rprivate /", *_mounts(shown, cover, user)]
+    if not course_lib:
+        covered = instructor_paths() if concealed is None else [Path(p).resolve() for p in concealed]
+        lines += _concealments(covered, {path for path, _ in shown})
+    lines += [
+        *_network(),
+        f"cd {shlex.quote(str(start))}",
+        "export HOME=/tmp TMPDIR=/tmp",
+        _drop_privileges(tools, user),
+    ]
+    return [tools["unshare"], *_namespaces(), "--", tools["sh"], "-c", "\n".join(lines), "sandbox", *argv]
+
+
+def _mounts(shown: Sequence[tuple[Path, str]], cover: Sequence[Path], user: int) -> list[str]:
+    """Shell lines: the hidden folders covered by empty ones, then each shown folder bound read-only or
+    writable at its own path (opened before anything is covered, so a folder inside a hidden one stays in view)."""
+    lines = [f"exec {number}<{shlex.quote(str(path))}" for number, (path, _) in enumerate(shown, start=3)]
     for folder in cover:
         lines.append(f"mount -t tmpfs -o mode=0755,size=256m,nosuid,nodev tmpfs {shlex.quote(str(folder))}")
     shared = [folder for folder in ("/tmp", "/dev/shm", "/var/tmp") if Path(folder) in cover]
@@ -210,30 +224,44 @@ def wrap(
         elif _as_root():
             lines.append(f"chown -R {user}:{user} {target}")
         lines.append(f"exec {number}<&-")
-    if not course_lib:
-        shown_paths = {path for path, _ in shown}
-        for path in instructor_paths() if concealed is None else [Path(p).resolve() for p in concealed]:
-            if not any(path == inner or path in inner.parents for inner in shown_paths):
-                target = shlex.quote(str(path))
-                empty = "tmpfs -o ro,mode=0555,size=4k,nosuid,nodev tmpfs"
-                lines.append(f"if [ -d {target} ]; then mount -t {empty} {target}; fi")
+    return lines
+
+
+def _concealments(covered: Sequence[Path], shown: set[Path]) -> list[str]:
+    """Shell lines covering each instructor folder still in view (none inside a shown one) by an empty one."""
+    lines = []
+    for path in covered:
+        if not any(path == inner or path in inner.parents for inner in shown):
+            target = shlex.quote(str(path))
+            empty = "tmpfs -o ro,mode=0555,size=4k,nosuid,nodev tmpfs"
+            lines.append(f"if [ -d {target} ]; then mount -t {empty} {target}; fi")
+    return lines
+
+
+def _network() -> list[str]:
+    """Shell lines: the sandbox's own loopback up, its ephemeral ports outside the host's range."""
     ip = shutil.which("ip")
     if ip is not None:
-        lines.append(f"{shlex.quote(ip)} link set lo up")
+        lines = [f"{shlex.quote(ip)} link set lo up"]
     else:
-        lines.append(f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(LOOPBACK_UP)}")
+        lines = [f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(LOOPBACK_UP)}"]
     ports = own_port_range(host_port_range())
     if ports is not None:  # best effort: a /proc/sys mounted read-only leaves Linux's default range
         lines.append(f'{{ echo "{ports[0]} {ports[1]}" > {PORT_RANGE}; }} 2>/dev/null || true')
-    lines.append(f"cd {shlex.quote(str(start))}")
-    lines.append("export HOME=/tmp TMPDIR=/tmp")
+    return lines
+
+
+def _drop_privileges(tools: dict[str, str], user: int) -> str:
+    """The shell line that runs the command under the limits, with no capability (as `user` when root)."""
     limits = [f"{name}={value}" for name, value in LIMITS.items()]
     privileges = ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     if _as_root():
         privileges = [f"--reuid={user}", f"--regid={user}", "--clear-groups", *privileges]
-    lines.append(
-        f'exec {tools["prlimit"]} {" ".join(limits)} -- {tools["setpriv"]} {" ".join(privileges)} -- "$@"'
-    )
+    return f'exec {tools["prlimit"]} {" ".join(limits)} -- {tools["setpriv"]} {" ".join(privileges)} -- "$@"'
+
+
+def _namespaces() -> list[str]:
+    """unshare's namespaces: a user namespace of its own unless root."""
     namespaces = [
         "--pid",
         "--fork",
@@ -246,4 +274,4 @@ def wrap(
     ]
     if not _as_root():
         namespaces = ["--user", "--map-root-user", *namespaces]
-    return [tools["unshare"], *namespaces, "--", tools["sh"], "-c", "\n".join(lines), "sandbox", *argv]
+    return namespaces
