@@ -174,6 +174,8 @@ SCORES_NOTHING = {
 DEGENERATE_AUDITED = [
     ("01_envelope", "parse_envelope"),
     ("01_envelope", "chat_message_to_envelopes"),
+    ("02_dispatcher", "dispatch"),
+    ("02_dispatcher", "dispatch_with"),
     ("05_failures", "check_args"),
     ("05_failures", "run_tool_call"),
     ("06_security", "safe_arithmetic"),

@@ -14,13 +14,23 @@ ALL_DISPATCH_TESTS = (
     "test_dispatch_accepted",
     "test_dispatch_seed_rejections",
     "test_dispatch_size_in_bytes",
+    "test_dispatch_size_first",
     "test_dispatch_duplicate_keys",
-    "test_dispatch_envelope_and_tool",
-    "test_dispatch_sku",
     "test_dispatch_strict_json",
+    "test_dispatch_recursion",
+    "test_dispatch_envelope",
+    "test_dispatch_name",
+    "test_dispatch_name_as_data",
+    "test_dispatch_arguments",
+    "test_dispatch_sku",
     "test_dispatch_not_a_string",
 )
-ALL_DISPATCH_WITH_TESTS = ("test_dispatch_with_two_tools", "test_dispatch_with_forbidden_still_refused")
+ALL_DISPATCH_WITH_TESTS = (
+    "test_dispatch_with_two_tools",
+    "test_dispatch_with_handler",
+    "test_dispatch_with_forbidden_still_refused",
+    "test_dispatch_with_numbers",
+)
 
 # The sentences of the contracts (bullets of the "Your function must" lists) the wrong answers break.
 A_OWN = "importing, wrapping or calling the reference, `course_lib.stock`, scores nothing"
@@ -223,7 +233,7 @@ WRONG_ANSWERS = [
                 ),
             )
         ),
-        ("test_dispatch_size_in_bytes",),
+        ("test_dispatch_size_first",),
         breaks=A_BEFORE,
     ),
     WrongAnswer(
@@ -237,7 +247,7 @@ WRONG_ANSWERS = [
                 ),
             )
         ),
-        ("test_dispatch_size_in_bytes",),
+        ("test_dispatch_size_in_bytes", "test_dispatch_size_first"),
         breaks=A_TOO_LARGE,
     ),
     WrongAnswer(
@@ -284,14 +294,14 @@ WRONG_ANSWERS = [
         DISPATCH,
         "no RecursionError handling: 1,000 nested brackets escape as RecursionError",
         _dispatch(parse=((_RECURSION_GUARD, "    return " + _HOOKED_LOADS + "\n"),)),
-        ("test_dispatch_strict_json",),
+        ("test_dispatch_recursion",),
         breaks=A_RECURSION,
     ),
     WrongAnswer(
         DISPATCH,
         "accepts extra keys in the envelope: a subset check (>=) instead of the exact key set",
         _dispatch(('call.keys() == {"name", "arguments"}', 'call.keys() >= {"name", "arguments"}')),
-        ("test_dispatch_envelope_and_tool",),
+        ("test_dispatch_envelope",),
         breaks=A_ENVELOPE,
     ),
     WrongAnswer(
@@ -303,7 +313,7 @@ WRONG_ANSWERS = [
                 'if set(call) != {"name", "arguments"}:',
             )
         ),
-        ("test_dispatch_envelope_and_tool",),
+        ("test_dispatch_envelope",),
         breaks=A_ENVELOPE,
     ),
     WrongAnswer(
@@ -312,7 +322,7 @@ WRONG_ANSWERS = [
         _dispatch(
             ('if call["name"] != "stock_lookup":', 'if str(call["name"]).strip().lower() != "stock_lookup":')
         ),
-        ("test_dispatch_envelope_and_tool",),
+        ("test_dispatch_name",),
         breaks=A_NAME,
     ),
     WrongAnswer(
@@ -338,14 +348,14 @@ WRONG_ANSWERS = [
         + '\n\ndef stock_lookup(arguments):\n    sku = arguments["sku"]\n'
         + '    if type(sku) is not str or sku not in STOCK:\n        raise ValueError("unknown sku")\n'
         + '    return {"sku": sku, "available": STOCK[sku]}\n',
-        ("test_dispatch_envelope_and_tool",),
+        ("test_dispatch_name_as_data",),
         breaks=A_DATA,
     ),
     WrongAnswer(
         DISPATCH,
         "accepts extra arguments: a subset check (>=) instead of exactly {'sku'}",
         _dispatch(('arguments.keys() == {"sku"}', 'arguments.keys() >= {"sku"}')),
-        ("test_dispatch_seed_rejections", "test_dispatch_envelope_and_tool"),
+        ("test_dispatch_seed_rejections", "test_dispatch_arguments"),
         breaks=A_ARGUMENTS,
     ),
     WrongAnswer(
@@ -357,7 +367,7 @@ WRONG_ANSWERS = [
                 'if set(arguments) != {"sku"}:',
             )
         ),
-        ("test_dispatch_envelope_and_tool",),
+        ("test_dispatch_arguments",),
         breaks=A_ARGUMENTS,
     ),
     WrongAnswer(
@@ -389,15 +399,15 @@ WRONG_ANSWERS = [
     ),
     WrongAnswer(
         DISPATCH,
-        "refuses every request: each test of Part A also has a request it must run",
-        'def parse_request(raw):\n    raise DispatchError("refused")\n\n\n'
-        'def dispatch(raw):\n    raise DispatchError("refused")\n',
+        "refuses every request, as too large: each test of Part A also has a request it must run, so it scores nothing",
+        'def parse_request(raw):\n    raise DispatchError("request too large")\n\n\n'
+        'def dispatch(raw):\n    raise DispatchError("request too large")\n',
         ALL_DISPATCH_TESTS,
         breaks=A_RETURN,
     ),
     WrongAnswer(
         DISPATCH,
-        "returns the request unchanged: nothing parsed, nothing checked, nothing run",
+        "returns its input unchanged, the request text: nothing parsed, nothing checked, nothing run",
         "def parse_request(raw):\n    return raw\n\n\ndef dispatch(raw):\n    return raw\n",
         ALL_DISPATCH_TESTS,
         breaks=A_RETURN,
@@ -414,6 +424,81 @@ WRONG_ANSWERS = [
         ),
         ("test_dispatch_seed_rejections", "test_dispatch_sku"),
         breaks=A_VALUE_ERROR,
+    ),
+    # ---- Part A at its boundaries (issue 35) -------------------------------------------------------------------
+    WrongAnswer(
+        DISPATCH,
+        "looks the SKU up with STOCK.get before checking its type: an object SKU escapes as TypeError (unhashable)",
+        _dispatch(
+            (
+                "    if type(sku) is not str or sku not in STOCK:",
+                "    if STOCK.get(sku) is None or type(sku) is not str:",
+            )
+        ),
+        ("test_dispatch_seed_rejections",),
+        breaks=A_VALUE_ERROR,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "counts the envelope's keys instead of naming them: {'name', 'args'} escapes as KeyError",
+        _dispatch(
+            (
+                'if not (type(call) is dict and call.keys() == {"name", "arguments"}):',
+                "if not (type(call) is dict and len(call) == 2):",
+            )
+        ),
+        ("test_dispatch_envelope",),
+        breaks=A_ENVELOPE,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "drops a leading byte order mark before parsing",
+        _dispatch(
+            parse=(
+                (
+                    _HOOKED_LOADS,
+                    _HOOKED_LOADS.replace("json.loads(raw,", 'json.loads(raw.lstrip("\\ufeff"),'),
+                ),
+            )
+        ),
+        ("test_dispatch_strict_json",),
+        breaks=A_ONE_VALUE,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "drops a trailing newline from the name: 'stock_lookup\\n' runs the lookup",
+        _dispatch(
+            ('if call["name"] != "stock_lookup":', 'if str(call["name"]).rstrip("\\n") != "stock_lookup":')
+        ),
+        ("test_dispatch_name",),
+        breaks=A_NAME,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "drops arguments whose value is null before checking the names: an extra null argument is ignored",
+        _dispatch(
+            (
+                '    arguments = call["arguments"]\n',
+                '    arguments = call["arguments"]\n    if type(arguments) is dict:\n'
+                "        arguments = {key: value for key, value in arguments.items() if value is not None}\n",
+            )
+        ),
+        ("test_dispatch_arguments",),
+        breaks=A_ARGUMENTS,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "measures the size after stripping white space: a valid request padded one byte over the limit runs",
+        _dispatch(
+            parse=(
+                (
+                    'if len(raw.encode("utf-8")) > MAX_REQUEST_BYTES:',
+                    'if len(raw.strip().encode("utf-8")) > MAX_REQUEST_BYTES:',
+                ),
+            )
+        ),
+        ("test_dispatch_size_first",),
+        breaks=A_BEFORE,
     ),
     # ------------------------------------------------------------ Part B: dispatch_with
     WrongAnswer(
@@ -435,7 +520,7 @@ WRONG_ANSWERS = [
         DISPATCH_WITH,
         "a strict parser but for numbers: NaN, Infinity and 1e999 reach the tool",
         splice(_DISPATCH_WITH_OK, ("call = parse_request(raw)", _NUMBERS_PARSE)),
-        ("test_dispatch_with_forbidden_still_refused",),
+        ("test_dispatch_with_numbers",),
         breaks=B_NUMBERS,
     ),
     WrongAnswer(
@@ -458,7 +543,7 @@ WRONG_ANSWERS = [
                 "rule = {key.lower(): value for key, value in tools.items()}.get(name.lower())",
             ),
         ),
-        ("test_dispatch_with_forbidden_still_refused",),
+        ("test_dispatch_with_two_tools", "test_dispatch_with_forbidden_still_refused"),
         breaks=B_NAME,
     ),
     WrongAnswer(
@@ -468,7 +553,7 @@ WRONG_ANSWERS = [
             _DISPATCH_WITH_OK,
             ('    if type(name) is not str:\n        raise ValueError("unknown tool")\n', ""),
         ),
-        ("test_dispatch_with_forbidden_still_refused",),
+        ("test_dispatch_with_two_tools", "test_dispatch_with_forbidden_still_refused"),
         breaks=B_NAME,
     ),
     WrongAnswer(
@@ -485,7 +570,7 @@ WRONG_ANSWERS = [
                 "        return handler(arguments)\n",
             ),
         ),
-        ("test_dispatch_with_forbidden_still_refused",),
+        ("test_dispatch_with_two_tools",),
         breaks=B_ONLY_TOOLS,
     ),
     WrongAnswer(
@@ -495,26 +580,26 @@ WRONG_ANSWERS = [
             _DISPATCH_WITH_OK,
             ("set(arguments) == set(rule.arguments)", "set(arguments) >= set(rule.arguments)"),
         ),
-        ("test_dispatch_with_forbidden_still_refused",),
+        ("test_dispatch_with_handler", "test_dispatch_with_forbidden_still_refused"),
         breaks=B_ARGUMENTS,
     ),
     WrongAnswer(
         DISPATCH_WITH,
         "hard-codes the stock tool's argument names instead of reading rule.arguments",
         splice(_DISPATCH_WITH_OK, ("set(arguments) == set(rule.arguments)", 'set(arguments) == {"sku"}')),
-        ("test_dispatch_with_two_tools",),
+        ("test_dispatch_with_handler",),
         breaks=B_ARGUMENTS,
     ),
     WrongAnswer(
         DISPATCH_WITH,
-        "refuses every request, whatever the table holds",
-        'def dispatch_with(raw, tools):\n    raise DispatchError("refused")\n',
+        "refuses every request, as too large, whatever the table holds: each test of Part B also has one to run",
+        'def dispatch_with(raw, tools):\n    raise DispatchError("request too large")\n',
         ALL_DISPATCH_WITH_TESTS,
         breaks=B_RETURN,
     ),
     WrongAnswer(
         DISPATCH_WITH,
-        "returns the request unchanged",
+        "returns its input unchanged, the request text",
         "def dispatch_with(raw, tools):\n    return raw\n",
         ALL_DISPATCH_WITH_TESTS,
         breaks=B_RETURN,
@@ -530,7 +615,7 @@ WRONG_ANSWERS = [
                 '        raise ValueError(f"{name} failed: {error}") from None',
             ),
         ),
-        ("test_dispatch_with_two_tools",),
+        ("test_dispatch_with_handler",),
         breaks=B_HANDLER,
     ),
     WrongAnswer(
@@ -544,14 +629,62 @@ WRONG_ANSWERS = [
                 "    rule = tools[name]\n",
             ),
         ),
-        ALL_DISPATCH_WITH_TESTS,
+        (
+            "test_dispatch_with_two_tools",
+            "test_dispatch_with_handler",
+            "test_dispatch_with_forbidden_still_refused",
+        ),
         breaks=B_VALUE_ERROR,
     ),
     WrongAnswer(
         DISPATCH_WITH,
         "looks the rule up with tools.setdefault(name): an unknown name is added to the table",
         splice(_DISPATCH_WITH_OK, ("rule = tools.get(name)", "rule = tools.setdefault(name)")),
-        ("test_dispatch_with_two_tools",),
+        ("test_dispatch_with_handler",),
         breaks=B_TABLE,
+    ),
+    # ---- Part B at its boundaries (issue 35) -------------------------------------------------------------------
+    WrongAnswer(
+        DISPATCH_WITH,
+        "wraps the handler's answer in a dict of its own: {'result': ...}",
+        splice(
+            _DISPATCH_WITH_OK,
+            ("    return rule.handler(arguments)", '    return {"result": rule.handler(arguments)}'),
+        ),
+        ("test_dispatch_with_two_tools",),
+        breaks=B_RETURN,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "refuses NaN and the infinities by name but lets 1e999 overflow to inf",
+        splice(
+            _DISPATCH_WITH_OK,
+            (
+                "call = parse_request(raw)",
+                _NUMBERS_PARSE.replace(
+                    "        return dict(pairs)\n\n",
+                    "        return dict(pairs)\n\n"
+                    '    def no_constant(name):\n        raise ValueError(f"{name} is not JSON")\n\n',
+                ).replace(
+                    "json.loads(raw, object_pairs_hook=unique)",
+                    "json.loads(raw, object_pairs_hook=unique, parse_constant=no_constant)",
+                ),
+            ),
+        ),
+        ("test_dispatch_with_numbers",),
+        breaks=B_NUMBERS,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "no type check of arguments: a list of the right names reaches the handler",
+        splice(
+            _DISPATCH_WITH_OK,
+            (
+                "if not (type(arguments) is dict and set(arguments) == set(rule.arguments)):",
+                "if set(arguments) != set(rule.arguments):",
+            ),
+        ),
+        ("test_dispatch_with_handler", "test_dispatch_with_forbidden_still_refused"),
+        breaks=B_ARGUMENTS,
     ),
 ]
