@@ -425,13 +425,13 @@ def test_the_steps_one_at_a_time_use_the_gradebook_given_by_db(graded: Graded, t
         assert (course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").is_file()
 
 
-def test_autograde_before_release_is_a_pipeline_error(
+def test_autograde_before_the_learners_versions_are_generated_is_a_pipeline_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     course = fresh_course(tmp_path)
     (tmp_path / "subs" / "ann" / ASSIGNMENT).mkdir(parents=True)
     assert main(["autograde", str(tmp_path / "subs"), ASSIGNMENT, "--course", str(course)]) == 1
-    assert "course-grade release" in capsys.readouterr().err
+    assert "course-grade generate" in capsys.readouterr().err
 
 
 def test_a_missing_course_directory_is_a_pipeline_error(

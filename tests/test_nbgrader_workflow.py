@@ -100,7 +100,7 @@ def test_a_submission_something_else_graded_since_is_graded_again(graded: Graded
     assert "skipping 2 submissions graded before" in again.stdout, again.stdout
     with Gradebook(graded.run.db_url, COURSE_ID) as gradebook:  # as nbgrader's autograde would leave it
         grade = gradebook.find_grade("test_parse_envelope_keys", ASSIGNMENT, ASSIGNMENT, "bob")
-        grade.auto_score = 2.0
+        grade.auto_score = 1.0
         gradebook.db.commit()
     (graded.course / "autograded" / "ada" / ASSIGNMENT / "timestamp.txt").unlink()
     after = course_grade(graded.course, "autograde", str(graded.submissions))
