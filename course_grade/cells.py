@@ -12,9 +12,8 @@ Notebook = dict[str, Any]
 
 
 def cell_grade_id(cell: Any) -> str:
-    """The nbgrader grade_id of a cell, or "" if it has none."""
-    nbgrader = cell.get("metadata", {}).get("nbgrader", {})
-    grade_id = nbgrader.get("grade_id", "") if isinstance(nbgrader, dict) else ""
+    """The nbgrader grade_id of a cell, or "" if it has none (or the JSON is not shaped as nbformat's)."""
+    grade_id = nbgrader_metadata(cell).get("grade_id", "")
     return grade_id if isinstance(grade_id, str) else ""
 
 
@@ -49,13 +48,6 @@ def joined(text: str | list[str]) -> str:
     return "".join(text) if isinstance(text, list) else text
 
 
-def _marks(cell: Any) -> dict[str, Any]:
-    """A cell's nbgrader metadata; {} when it has none, or when the JSON is not shaped as nbformat's."""
-    meta = cell.get("metadata") if isinstance(cell, dict) else None
-    found = meta.get("nbgrader") if isinstance(meta, dict) else None
-    return found if isinstance(found, dict) else {}
-
-
 def _text(cell: dict[str, Any]) -> str:
     """A cell's source as one string ("" when it is not text)."""
     source = cell.get("source", "")
@@ -79,25 +71,21 @@ def in_context(cells: list[Any], instructor: list[Any]) -> list[str]:
     def code(cell: Any) -> bool:
         return isinstance(cell, dict) and cell.get("cell_type") == "code"
 
-    def grade_id(cell: Any) -> str:
-        found = _marks(cell).get("grade_id")
-        return found if isinstance(found, str) else ""
-
     def cell_id(cell: dict[str, Any]) -> str:
         found = cell.get("id")
         return found if isinstance(found, str) else ""
 
     ours = [(index, cell) for index, cell in enumerate(instructor) if code(cell)]
-    by_grade_id = {grade_id(cell): index for index, cell in ours if grade_id(cell)}
+    by_grade_id = {cell_grade_id(cell): index for index, cell in ours if cell_grade_id(cell)}
     by_id = {cell_id(cell): index for index, cell in ours if cell_id(cell)}
     by_source: dict[str, list[int]] = {}
     for index, cell in ours:
-        if not grade_id(cell) and _text(cell).strip():
+        if not cell_grade_id(cell) and _text(cell).strip():
             by_source.setdefault(_text(cell), []).append(index)
     place: dict[int, int] = {}
     """id() of a submitted code cell -> the index of its instructor cell."""
     for cell in filter(code, cells):
-        found = by_grade_id.get(grade_id(cell))
+        found = by_grade_id.get(cell_grade_id(cell))
         if found is None and cell_id(cell) in by_id and by_id[cell_id(cell)] not in place.values():
             found = by_id[cell_id(cell)]
         while found is None and (same := by_source.get(_text(cell))):
@@ -106,11 +94,7 @@ def in_context(cells: list[Any], instructor: list[Any]) -> list[str]:
         if found is not None:
             place[id(cell)] = found
     moved = []
-    tests = [
-        cell
-        for cell in cells
-        if id(cell) in place and _marks(cell).get("grade") and not _marks(cell).get("solution")
-    ]
+    tests = [cell for cell in cells if id(cell) in place and is_test(cell)]
     for test in sorted(tests, key=lambda cell: place[id(cell)]):
         before = [
             at for at, cell in enumerate(cells) if place.get(id(cell), len(instructor)) < place[id(test)]
@@ -118,5 +102,5 @@ def in_context(cells: list[Any], instructor: list[Any]) -> list[str]:
         here = next(at for at, cell in enumerate(cells) if cell is test)
         if before and here < max(before):
             cells.insert(max(before), cells.pop(here))  # after the pop, max(before) is just after that cell
-            moved.append(grade_id(test))
+            moved.append(cell_grade_id(test))
     return moved
