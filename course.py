@@ -179,7 +179,10 @@ def test(extra: list[str]) -> int:
 def hub(extra: list[str]) -> int:
     """A demo hub of the course on 127.0.0.1 (root: it creates Unix accounts); see docs/hub.md."""
     ensure_npm_packages(HUB, "JupyterHub's proxy")
-    return run("python", "-m", "course_grade.hub", *extra)
+    command = [str(BIN / "python"), "-m", "course_grade.hub", *extra]
+    print("$", " ".join(command[1:]), flush=True)
+    os.chdir(ROOT)
+    os.execv(command[0], command)  # become the demo, so Ctrl-C reaches it and it removes what it made
 
 
 def build(extra: list[str]) -> int:

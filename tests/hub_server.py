@@ -20,8 +20,7 @@ import pytest
 
 from course_grade.hub import accounts
 from course_grade.hub.layout import HubSettings, instructor_environment, lay_out_hub
-from course_grade.hub.process import running
-from tests.lab_server import free_port
+from course_grade.hub.process import free_ports, running
 
 
 def root_or_skip() -> None:
@@ -44,7 +43,7 @@ def running_hub(root: Path, *, learners: int, assignments: list[str]) -> Iterato
     """A running hub in the new folder `root`: an instructor, `learners` learners, `assignments` released."""
     root_or_skip()
     instructor, *learner_names = account_names("teach", *(f"l{i}" for i in range(1, learners + 1)))
-    ports = (free_port(), free_port(), free_port())
+    ports = tuple(free_ports(3))
     settings = lay_out_hub(
         root, instructor=instructor, learners=learner_names, assignments=assignments, ports=ports
     )

@@ -183,6 +183,12 @@ def test_a_learners_server_holds_the_learners_edition_and_cannot_read_the_course
     )
     course = as_learner(hub, learner, "ls", str(hub.course / "source"))
     assert course.returncode != 0 and "Permission denied" in course.stderr, course
+    key = as_learner(
+        hub, learner, "cat", str(hub.home(hub.instructor) / "packages" / "course_lib" / "envelope.py")
+    )
+    assert key.returncode != 0 and "Permission denied" in key.stderr, "a learner reads the instructor's keys"
+    found = as_learner(hub, learner, "find", hub.root, "-name", "envelope.py")  # 01's key, anywhere in view
+    assert found.stdout == "", f"a learner finds 01's key: {found.stdout}"
 
 
 def test_the_instructors_server_has_the_whole_course_and_the_learners_config_keeps_the_assignments_tab(

@@ -12,12 +12,11 @@ import shutil
 import signal
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 from course_grade.hub.errors import HubError
 from course_grade.hub.layout import HubSettings, lay_out_hub
-from course_grade.hub.process import free_port, port_is_free, running
+from course_grade.hub.process import free_ports, port_is_free, running
 
 INSTRUCTOR = "demo-instructor"
 LEARNERS = ("demo-learner1", "demo-learner2")
@@ -52,27 +51,43 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if not 1 <= args.learners <= 20:
         parser().error("--learners takes 1 to 20")
-    learners = [*LEARNERS, *(f"demo-learner{i}" for i in range(len(LEARNERS) + 1, args.learners + 1))]
-    base = args.folder or Path(tempfile.mkdtemp(prefix="course-hub-")) / "hub"
-    if base.parent.name.startswith("course-hub-"):
-        base.parent.chmod(0o755)
     if not port_is_free(args.port):
         parser().error(f"port {args.port} is in use on 127.0.0.1: choose another with --port")
-    stop = threading.Event()
-    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # even where the shell ignored SIGINT (`&`)
-        signal.signal(number, lambda *_: stop.set())
+    learners = [*LEARNERS, *(f"demo-learner{i}" for i in range(len(LEARNERS) + 1, args.learners + 1))]
+    made = None if args.folder else Path(tempfile.mkdtemp(prefix="course-hub-"))  # removed at the end
+    if made is not None:
+        made.chmod(0o755)
+    root = args.folder.resolve() if made is None else made / "hub"
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even where the shell ignored it (`&`)
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _interrupt)
     try:
-        ports = (args.port, free_port(), free_port())
-        settings = lay_out_hub(base, instructor=INSTRUCTOR, learners=learners[: args.learners], assignments=RELEASED,
-                               ports=ports)  # fmt: skip
+        settings = lay_out_hub(
+            root,
+            instructor=INSTRUCTOR, learners=learners[: args.learners], assignments=RELEASED,
+            ports=(args.port, *free_ports(2)),
+        )  # fmt: skip
         with running(settings, RELEASED):
             print(accounts_text(settings), flush=True)
-            stop.wait()
-            print("stopping the hub ...", flush=True)
+            try:
+                while True:
+                    signal.pause()
+            except KeyboardInterrupt:
+                for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                    signal.signal(number, signal.SIG_IGN)  # the clean-up runs to its end
+                print("stopping the hub ...", flush=True)
+    except KeyboardInterrupt:
+        print("course.py hub: interrupted; what was laid out is removed", file=sys.stderr)
+        return 130
     except HubError as error:
         print(f"course.py hub: {error}", file=sys.stderr)
         return 1
     finally:
-        if base.parent.name.startswith("course-hub-"):
-            shutil.rmtree(base.parent, ignore_errors=True)
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
     return 0
+
+
+def _interrupt(number: int, frame: object) -> None:
+    """SIGTERM and SIGHUP stop the demo as Ctrl-C does."""
+    raise KeyboardInterrupt

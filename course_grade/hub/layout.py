@@ -3,18 +3,19 @@
 <root>/                      0755, every account enters it
   hub.json                   what hub/jupyterhub_config.py reads (ports, accounts, environments, passwords)
   state/                     0700, the hub's own database, cookie secret and log
-  exchange/                  nbgrader's exchange, as nbgrader's docs set it up (mode 0777)
+  exchange/                  nbgrader's exchange: every account writes there (mode 1777: none renames another's)
   edition/                   the learners' edition of the assignments handed out (course-grade bundle)
-  packages/                  the instructor's copy of course_lib and course_grade
   python/                    a copy of the interpreter behind the course's .venv, which every account runs
   envs/learner, envs/instructor   the two Python environments (course_grade.hub.environments)
   config/learner, config/instructor   JUPYTER_CONFIG_PATH of each role's server
-  home/<account>/            each account's home (0700); the instructor's holds course/, the course directory
+  home/<account>/            each account's home (0700); the instructor's holds course/, the course
+                             directory, and packages/, their copy of course_lib (every key) and course_grade
 """
 
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import shutil
 import subprocess
@@ -34,15 +35,6 @@ COURSE_ID = "tool-call-boundary"
 
 PROXY = REPOSITORY / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 """JupyterHub's proxy, installed from hub/package-lock.json by `npm ci` (course.py does it)."""
-
-LEARNER_EXTENSIONS_OFF = (
-    "@jupyter/nbgrader:formgrader",
-    "@jupyter/nbgrader:create-assignment",
-    "@jupyter/nbgrader:course-list",
-)
-"""nbgrader's instructor tools, hidden from learners; the Assignments tab (`assignment-list`) and nbgrader's
-menu, through which learners fetch, validate and submit, stay on."""
-
 
 INSTRUCTOR_SERVER_CONFIG = {
     "ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}
@@ -91,21 +83,13 @@ class HubSettings:
         """The instructor's course directory."""
         return self.home(self.instructor) / "course"
 
-    def role(self, account: str) -> str:
-        """ "instructor" or "learner"."""
-        return "instructor" if account == self.instructor else "learner"
-
     def write(self) -> Path:
-        """Write hub.json into the root and return its path."""
+        """Write hub.json into the root (mode 0600 from the start: it holds the passwords); return its path."""
         path = Path(self.root) / "hub.json"
-        path.write_text(json.dumps(asdict(self), indent=2) + "\n")
-        path.chmod(0o600)  # it holds the passwords
+        path.unlink(missing_ok=True)
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
+            file.write(json.dumps(asdict(self), indent=2) + "\n")
         return path
-
-    @classmethod
-    def read(cls, path: Path) -> HubSettings:
-        """The settings a `write` left in `path`."""
-        return cls(**json.loads(path.read_text()))
 
 
 def lay_out_hub(
@@ -129,9 +113,11 @@ def lay_out_hub(
         raise HubError("the instructor and the learners need distinct account names")
     if not PROXY.exists():
         raise HubError(f"{PROXY} is missing: run `npm ci` in {PROXY.parents[2]} (python3 course.py does it)")
+    root = root.resolve()
     root.mkdir(parents=True)
     root.chmod(0o755)
     if not reachable_by_all(root):
+        root.rmdir()
         raise HubError(
             f"{root} is inside a folder other accounts cannot enter: choose a folder under /srv or /tmp"
         )
@@ -158,16 +144,16 @@ def _fill(settings: HubSettings, source: Path, assignments: list[str]) -> HubSet
     interpreter = shared_interpreter(root / "python")
     (root / "state").mkdir(mode=0o700)
     settings.exchange.mkdir()
-    settings.exchange.chmod(0o777)  # nbgrader's docs: every user reads and writes the exchange's root
+    settings.exchange.chmod(0o1777)  # every account writes there (nbgrader's docs); the sticky bit: none
+    # renames or removes another's folder, the course's outbound/ and inbound/ least of all
     (root / "home").mkdir(mode=0o755)
     accounts.create([settings.instructor, *settings.learners], root / "home")
     _bundle_edition(source, root / "edition", assignments)
-    _copy_packages(root / "packages")
+    packages = settings.home(settings.instructor) / "packages"  # every key: in the instructor's home (0700)
+    _copy_packages(packages, settings.instructor)
     python = {
         "learner": clone_environment(source, root / "envs" / "learner", [root / "edition"], interpreter),
-        "instructor": clone_environment(
-            source, root / "envs" / "instructor", [root / "packages"], interpreter
-        ),
+        "instructor": clone_environment(source, root / "envs" / "instructor", [packages], interpreter),
     }
     config = {role: _role_config(root / "config" / role, role, settings) for role in python}
     settings = HubSettings(
@@ -198,13 +184,15 @@ def _bundle_edition(environment: Path, target: Path, assignments: list[str]) -> 
             path.chmod(0o644)
 
 
-def _copy_packages(target: Path) -> None:
-    """The instructor's copy of course_lib and course_grade (the repository may be where others cannot read)."""
+def _copy_packages(target: Path, owner: str) -> None:
+    """The instructor's copy of course_lib (every key) and course_grade, theirs alone (the repository may be
+    where they cannot read, or where every account can)."""
     ignore = shutil.ignore_patterns("__pycache__", "node_modules")
     for package in ("course_lib", "course_grade"):
         shutil.copytree(REPOSITORY / package, target / package, ignore=ignore)
     for path in [target, *target.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    subprocess.run(["chown", "-R", f"{owner}:{owner}", str(target)], check=True)
 
 
 def _role_config(folder: Path, role: str, settings: HubSettings) -> Path:

@@ -27,11 +27,13 @@ STOP_TIMEOUT = 30.0
 """Seconds JupyterHub may take to stop the servers it spawned and exit after SIGTERM, before it is killed."""
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+def free_ports(count: int) -> list[int]:
+    """`count` distinct TCP ports on 127.0.0.1 that nothing listens on right now."""
+    with contextlib.ExitStack() as held:  # all bound at once, so no two are the same
+        probes = [held.enter_context(socket.socket()) for _ in range(count)]
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [int(probe.getsockname()[1]) for probe in probes]
 
 
 def port_is_free(port: int) -> bool:
@@ -59,7 +61,7 @@ def start_hub(settings: HubSettings) -> subprocess.Popen[bytes]:
         )
     try:
         wait_until_up(settings, hub)
-    except HubError:
+    except BaseException:  # a hub of root's never outlives a start that failed or was interrupted
         stop_hub(hub)
         raise
     return hub
