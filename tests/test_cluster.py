@@ -50,8 +50,9 @@ WAIT = 120
 KILL_WORKER = """\
 import psutil
 for ancestor in psutil.Process().parents():
-    if "spawn_main" in " ".join(ancestor.cmdline()):  # the Dask worker, started by its nanny
-        ancestor.kill()
+    line = " ".join(ancestor.cmdline())
+    if "spawn_main" in line or line.startswith("dask worker ["):  # the Dask worker its nanny started (with
+        ancestor.kill()  # setproctitle installed, Dask names its process "dask worker [address]")
         break
 """
 """A cell that kills the Dask worker grading it (reachable only without the sandbox)."""

@@ -190,7 +190,7 @@ DEGENERATE_AUDITED = [
 """The parts whose every test cell also holds an accepted case (grading/AUTHORING.md, "Refusing cannot pass")."""
 
 
-def tests_of_part(notebook: nbformat.NotebookNode, cell: str) -> list[str]:
+def graded_cells_of_part(notebook: nbformat.NotebookNode, cell: str) -> list[str]:
     """The graded test cells after solution cell `cell`, up to the next solution cell."""
     found: list[str] = []
     inside = False
@@ -209,7 +209,9 @@ def tests_of_part(notebook: nbformat.NotebookNode, cell: str) -> list[str]:
 def test_refusing_everything_or_returning_the_input_scores_nothing(name: str, cell: str, start: str) -> None:
     """Each such answer is published and names every test cell of its part, so (tests/test_notebooks.py runs it)
     it loses all of that part's points: every test cell that checks refusals also holds an accepted case."""
-    tests = tests_of_part(nbformat.read(GRADING / "source" / name / f"{name}.ipynb", as_version=4), cell)
+    tests = graded_cells_of_part(
+        nbformat.read(GRADING / "source" / name / f"{name}.ipynb", as_version=4), cell
+    )
     answers = [answer for answer in published(name) if answer.cell == cell and answer.why.startswith(start)]
     assert tests and answers, f"{name} {cell}: no published wrong answer is {SCORES_NOTHING[start]}"
     for answer in answers:

@@ -161,7 +161,9 @@ def _leaked(page: str, own: str) -> list[str]:
 def test_a_wrong_answers_feedback_shows_no_hidden_input(pages: dict[str, tuple[str, str]]) -> None:
     page, own = pages["isinstance"]
     assert re.search(r"hidden test \d+ of \d+ failed", page) and _leaked(page, own) == []
-    assert "_Tagged(" not in page and "OrderedDict(note_id" not in page
+    shown_anyway = NOTEBOOK.read_text(encoding="utf-8")  # a visible test may use the same kind of input
+    hidden_inputs = [text for text in ("_Tagged(", "OrderedDict(note_id") if text not in shown_anyway]
+    assert hidden_inputs and not [text for text in hidden_inputs if text in page]
 
 
 @pytest.mark.timeout(900)
