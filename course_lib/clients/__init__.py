@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import ssl
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from course_lib.clients.anthropic_sdk import ANTHROPIC_MAX_TOKENS, ANTHROPIC_MODEL, AnthropicAdapter
 from course_lib.clients.openai_sdk import OpenAIChatAdapter, OpenAIResponsesAdapter
@@ -65,13 +66,7 @@ def make_client(
     if api in ("openai-sdk-chat", "openai-sdk-responses"):
         import openai
 
-        client = openai.OpenAI(
-            base_url=server.base,
-            api_key=STAND_IN_KEY,
-            _strict_response_validation=True,
-            max_retries=0,
-            http_client=openai.DefaultHttpxClient(verify=_tls_context()),
-        )
+        client = openai.OpenAI(**_strict(openai, server.base))
         return (
             OpenAIChatAdapter(client, tools)
             if api == "openai-sdk-chat"
@@ -80,12 +75,16 @@ def make_client(
     if api == "anthropic":
         import anthropic
 
-        client_a = anthropic.Anthropic(
-            base_url=server.root,
-            api_key=STAND_IN_KEY,
-            _strict_response_validation=True,
-            max_retries=0,
-            http_client=anthropic.DefaultHttpxClient(verify=_tls_context()),
-        )
-        return AnthropicAdapter(client_a, tools)
+        return AnthropicAdapter(anthropic.Anthropic(**_strict(anthropic, server.root)), tools)
     raise ValueError(f"unknown api {api!r}; expected one of {', '.join(APIS)}")
+
+
+def _strict(sdk: Any, base_url: str) -> dict[str, Any]:
+    """An official SDK client's settings for the stand-in: strict validation of every answer, no retry."""
+    return {
+        "base_url": base_url,
+        "api_key": STAND_IN_KEY,
+        "_strict_response_validation": True,
+        "max_retries": 0,
+        "http_client": sdk.DefaultHttpxClient(verify=_tls_context()),
+    }
