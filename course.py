@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
-NODE_CLIENTS = ROOT / "tests" / "node"
-"""The official Node SDKs that tests/test_node_sdks.py runs against the stand-in (package.json + lock file)."""
+NODE_CLIENTS = ROOT / "tests" / "e2e" / "node"
+"""The official Node SDKs that tests/e2e/test_node_sdks.py runs against the stand-in (package.json + lock file)."""
 
 HUB = ROOT / "hub"
 """The hub's JupyterHub config and its proxy, configurable-http-proxy (package.json + lock file)."""
@@ -63,7 +63,7 @@ def ensure_environment() -> None:
             "--quiet",
             "--disable-pip-version-check",
             "-e",
-            ".[test,frameworks,hub]",  # frameworks: tests/test_frameworks.py (about 20 s, 120 MB more)
+            ".[test,frameworks,hub]",  # frameworks: tests/e2e/test_frameworks.py (about 20 s, 120 MB more)
         ],
         cwd=ROOT,
         check=True,
@@ -116,11 +116,11 @@ def can_apt_install() -> bool:
 def ensure_postgresql() -> None:
     """Install Debian's PostgreSQL server for the gradebook tests, as root on Debian, when no initdb is there.
 
-    tests/postgres.py starts its own server from these binaries (initdb in a temporary folder, loopback only);
+    tests/support/postgres.py starts its own server from these binaries (initdb in a temporary folder, loopback only);
     the system's own cluster is kept from starting while the package installs.
     """
     if list(Path("/usr/lib/postgresql").glob("*/bin/initdb")) or not can_apt_install():
-        return  # not root, or not Debian: tests/postgres.py says what is missing
+        return  # not root, or not Debian: tests/support/postgres.py says what is missing
     policy = Path("/usr/sbin/policy-rc.d")
     had_policy = policy.exists()
     if not had_policy:
@@ -134,13 +134,13 @@ def ensure_postgresql() -> None:
 
 
 CHROMIUM = Path("/usr/bin/chromium")
-"""Debian's Chromium, the browser tests/browser.py drives with Playwright (Playwright's own download is not used)."""
+"""Debian's Chromium, which tests/support/browser.py drives with Playwright (never Playwright's own download)."""
 
 
 def ensure_chromium() -> None:
     """Install Debian's Chromium for the browser tests, as root on Debian, when /usr/bin/chromium is missing."""
     if CHROMIUM.exists() or not can_apt_install():
-        return  # not root, or not Debian: tests/browser.py says what is missing
+        return  # not root, or not Debian: tests/support/browser.py says what is missing
     apt_install("chromium", "the browser tests")
 
 

@@ -16,8 +16,8 @@ solution and of each honest classmate, verbatim, with every identifier the grade
 reformatted (`ast.unparse`: comments, quotes, spacing and line breaks redone), with the top-level definitions
 in reverse order, and all three at once; a copy is caught if its pair with the original reaches the threshold.
 
-Prints one row per assignment (the table tests/test_flag_rates.py holds to: false positives <= 2%, copies
-caught >= 95%, over the course), and with `--scores` the scores each threshold was set between.
+Prints one row per assignment (the table tests/course_grade/report/test_flag_rates.py holds to: false positives
+<= 2%, copies caught >= 95%, over the course), and with `--scores` the scores each threshold was set between.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ from course_grade.score.gradebook import cell_scores  # noqa: E402
 from course_grade.selftest.hostile import solution_ids  # noqa: E402
 from grading.build_notebooks import GRADING, nbgrader_command, nbgrader_environment  # noqa: E402
 from grading.wrong_answers import published  # noqa: E402
-from tests.notebook_runner import with_cell_replaced  # noqa: E402
+from tests.support.notebook_runner import with_cell_replaced  # noqa: E402
 
 TARGET_RATIO = 1.9
 SANDBOX_TARGET = 1.2

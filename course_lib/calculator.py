@@ -4,7 +4,7 @@ reference's answers as the course publishes them.
 The reference (`course_lib.arithmetic`, 06's key) stays out of the learners' edition until its key is
 published, so what notebook 06 shows of it before Part A comes from here: `recorded_arithmetic` answers each
 expression of the published fixture `arithmetic_cases` as the reference does, with the recorded value or a
-`ToolError` carrying the text the reference's message contains (tests/test_calculator.py keeps the record
+`ToolError` carrying the text the reference's message contains (tests/course_lib/test_calculator.py keeps the record
 equal to the reference). It knows no other expression.
 """
 

@@ -2,7 +2,7 @@
 
 `python -m course_lib.desk --record` runs the pack on the reference harness (`course_lib.desk.harness`)
 and writes `course_lib/fixtures/desk_pack_reference.json`: every row of the report, the per-policy scores,
-and one whole run (`DEMO_SCENARIO` over chat) with its audit log. tests/test_pack.py checks that the file
+and one whole run (`DEMO_SCENARIO` over chat) with its audit log. tests/course_lib/test_pack.py checks that the file
 still says what the reference does. A learners' edition holds this record and not the reference: notebook
 07 shows the reference's table from it and compares a learner's desk with it, run for run.
 """

@@ -2,7 +2,7 @@
 
 `python -m course_lib.tools --record` runs the calls notebook 05 shows (`CHECKS`, `CALLS`, `PLAYED`) through
 the reference, `course_lib.tools`, and writes `course_lib/fixtures/tools_reference.json`;
-tests/test_tools_record.py checks that the file still says what the reference does. A learners' edition
+tests/course_lib/test_tools_record.py checks that the file still says what the reference does. A learners' edition
 holds this record and not the reference: notebook 05 shows the reference's answers from it before the
 learner has written their own, and its visible tests compare with it. Each call runs on a fresh
 `weather_toolbox()`.

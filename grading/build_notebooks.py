@@ -113,7 +113,7 @@ def runs_learner_code(notebook: nbformat.NotebookNode) -> list[bool]:
     exercise is written), and a cell that reads a name such a cell binds, unless a cell running no learner code
     bound it again since (`my_loops = {"chat": chat_tool_loop}`, then `run(my_loops)`). A cell whose source
     does not parse counts as one. Markdown cells run nothing. The learners' version keeps the stored outputs of
-    every other cell (tests/test_notebooks.py checks that Run All of the learners' version reproduces them).
+    every other cell (tests/notebooks/test_notebooks.py checks that Run All of the learners' version reproduces them).
     """
     tainted: set[str] = set()
     found = []

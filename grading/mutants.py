@@ -10,7 +10,7 @@ what mutmut's operators (`mutmut.mutation.file_mutation.create_mutations`: numbe
 call arguments, ...) make of the cell's source, one change each; unlike `mutmut run`, which only swaps
 functions, module-level statements are mutated too (02's `max_euros`, 06's `POLICY`).
 
-The notebook runs as tests/forked_cells.py runs it, in one IPython shell without a kernel: the setup cell and
+The notebook runs as tests/support/forked_cells.py runs it, in one IPython shell without a kernel: the setup cell and
 every code cell before the solution (graded test cells left out) once; then, for each mutant, a forked child
 runs the mutated solution cell, the cells between it and the part's last test cell, and the test cells,
 judged by nbgrader's rule (a test cell fails if it raised or wrote to stderr). A mutant is killed when any

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from course_lib.standin import StandIn
-from tests.forked_cells import ForkedCells
+from tests.support.forked_cells import ForkedCells
 
 if TYPE_CHECKING:
-    from tests.browser import Browser
+    from tests.support.browser import Browser
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def server() -> Iterator[StandIn]:
 
 @pytest.fixture(scope="session")
 def forked() -> Iterator[ForkedCells]:
-    """One forked-cells server (tests/forked_cells.py) per test process."""
+    """One forked-cells server (tests/support/forked_cells.py) per test process."""
     runner = ForkedCells()
     yield runner
     runner.close()
@@ -32,8 +32,9 @@ def forked() -> Iterator[ForkedCells]:
 
 @pytest.fixture
 def browser(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Browser]:
-    """A page in Debian's Chromium with its console errors kept and screenshots kept per test (tests/browser.py)."""
-    from tests.browser import artifacts_folder, open_browser  # Playwright is imported by browser tests only
+    """A page in Debian's Chromium, its console errors kept, a screenshot per step (tests/support/browser.py)."""
+    # Playwright is imported by browser tests only
+    from tests.support.browser import artifacts_folder, open_browser
 
     with open_browser(artifacts_folder(request.node.nodeid), tmp_path / "chromium-profile") as opened:
         yield opened

@@ -18,7 +18,7 @@ import pytest
 
 from course_grade.release.keys import KEYS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("course_lib", "course_grade")
 
 LAYERS: dict[str, tuple[str, ...]] = {

@@ -26,7 +26,7 @@ KEYS: Mapping[str, tuple[str, ...]] = {
         "course_lib.desk.audit",
     ),
 }
-"""assignment -> the modules defining its graded functions (tests/test_editions.py checks every one is here)."""
+"""assignment -> the modules defining its graded functions (tests/course_grade/release/test_editions.py checks them)."""
 
 BUILDS_ON: Mapping[str, tuple[str, ...]] = {
     "04_wire": ("03_loop",),  # the chained loop reads its text as 03's does; the demos run 03's loops

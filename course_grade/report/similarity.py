@@ -48,7 +48,8 @@ catalogue's correct variants, 3 independent answers; 60 in all, 7 to 12 an assig
 copy (of the reference, the instructor's solution or a classmate: verbatim, renamed, reformatted, reordered,
 all three; 30 an assignment). Measured at 0.6 for all: 25 of 60 honest answers flagged. Contracts that dictate
 structure (03's loops, 04's specs and streams, 06's policy table, 07's canonical and adapter) put honest work
-close to the key; 03's gap is the narrowest (0.75 to 0.80). tests/test_flag_rates.py holds them to the data."""
+close to the key; 03's gap is the narrowest (0.75 to 0.80).
+tests/course_grade/report/test_flag_rates.py holds them to the data."""
 
 
 def threshold_for(assignment: str) -> float:

@@ -12,8 +12,8 @@ sources, the hidden lines themselves. For the feedback, a test cell with hidden 
   and the failing line read from the cell's own frame in the traceback. The line names the rule that check
   holds the learner's code to, in the words of the contract: a comment `# rule: ...` right above the check in
   the hidden region, or else the first line of the cell's docstring (see `rule_at`). Never its input, its
-  expected value or its source: tests/test_hidden_rules.py fails on a hidden check without a rule and on a rule
-  that quotes a literal of the hidden region.
+  expected value or its source: tests/notebooks/test_hidden_rules.py fails on a hidden check without a rule
+  and on a rule that quotes a literal of the hidden region.
 
 Every output of every cell then loses the lines that repeat a line of a hidden test's source (a rule comment is
 not one: it is written for the learner to read).

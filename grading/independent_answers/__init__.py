@@ -2,7 +2,7 @@
 its contracts, examples and stubs), without the instructor's solution, the reference (`course_lib`) or the
 wrong-answer catalogue in view. They are HONEST work, not wrong answers: benchmarks/flag_rates.py measures on
 them (with the instructor's solutions and the catalogue's correct variants) how often a review flag fires on
-honest work, and tests/test_flag_rates.py holds the similarity thresholds to it.
+honest work, and tests/course_grade/report/test_flag_rates.py holds the similarity thresholds to it.
 
 Each module `NN_name.py` holds `ANSWERS`, a list of `IndependentAnswer`: who wrote it (a style, so that two
 answers of one author are never compared as classmates) and the source of each solution cell, by grade_id.

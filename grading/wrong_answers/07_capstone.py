@@ -250,7 +250,7 @@ CORRECT = {
     AUDIT: _AUDIT_OK,
     ADAPTER: _ADAPTER_OK,
 }
-"""The bases above, unchanged: each must pass every test (tests/test_notebooks.py does not use them)."""
+"""The bases above, unchanged: each must pass every test (tests/notebooks/test_notebooks.py does not use them)."""
 
 WRONG_ANSWERS = [
     # ---- Part A: the policy table ------------------------------------------------------------------------

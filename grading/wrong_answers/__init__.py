@@ -1,6 +1,6 @@
 """Plausible wrong answers, one list per notebook: each must lose the points of the tests it names.
 
-tests/test_notebooks.py swaps each wrong answer into its solution cell, executes the notebook and checks
+tests/notebooks/test_notebooks.py swaps each wrong answer into its solution cell, executes the notebook and checks
 that every test cell it names fails (and so loses its points); a wrong answer may fail more, never fewer.
 """
 
@@ -24,7 +24,7 @@ class WrongAnswer(NamedTuple):
     breaks: str = ""
     """The contract sentence it breaks: a verbatim part of one bullet of the "Your function must" (or "Your class
     must") list of its part in the instructor notebook (see grading/AUTHORING.md); empty only until that part is
-    audited. tests/test_contract_sentences.py checks both ways."""
+    audited. tests/notebooks/test_contract_sentences.py checks both ways."""
 
 
 def splice(base: str, *edits: tuple[str, str]) -> str:

@@ -1,8 +1,8 @@
 """Which test cells have a trusted verdict, and why the others keep nbgrader's score alone.
 
 A cell listed here is not run on the trusted side: its score is nbgrader's, with no tampering check.
-`tests/test_trusted_notebooks.py` holds the rest to the truth: every other cell gives the solution full
-marks and the learners' version none.
+`tests/course_grade/score/test_trusted_notebooks.py` holds the rest to the truth: every other cell gives the
+solution full marks and the learners' version none.
 """
 
 from __future__ import annotations
