@@ -14,16 +14,19 @@ ALL_CHAT_TESTS = (
     "test_chat_loop_one_call",
     "test_chat_loop_zero_calls",
     "test_chat_loop_parallel",
+    "test_chat_loop_trace",
     "test_chat_loop_replay",
     "test_chat_loop_tool_choice",
     "test_chat_loop_max_steps",
+    "test_chat_loop_last_turn",
 )
 ALL_RESPONSES_TESTS = (
     "test_responses_loop_one_call",
     "test_responses_loop_zero_calls",
     "test_responses_loop_parallel",
     "test_responses_loop_reasoning",
-    "test_responses_loop_controls",
+    "test_responses_loop_tool_choice",
+    "test_responses_loop_max_steps",
 )
 
 # The sentences of the contracts (bullets of the "Your function must" lists) the wrong answers break.
@@ -35,8 +38,10 @@ A_REPLAY = "append the answer's `choices[0].message` to the history"
 A_TEXT = 'return its `content` as the text (`""` if the content is None)'
 A_RUN = "otherwise run every call of the turn"
 A_STEP = "where `step` is the number of the request (1, 2, ...)"
+A_TRACE = "add `(step, name, arguments, result)` to the trace for each call"
 A_TOOL_MESSAGE = '"tool_call_id": <the call\'s id>'
-A_MAX_STEPS = "if the answer to request number `max_steps` still asks for tools"
+A_MAX_STEPS = "send at most `max_steps` requests"
+A_LAST_TURN = "if the answer to request number `max_steps` still asks for tools"
 B_OWN = "a loop that uses anything from `course_lib.loops` scores nothing"
 B_BODY = 'send each request as `post_json(base, "/responses", body)`'
 B_CHOICE = "and leave the key out otherwise, as in Part A"
@@ -56,7 +61,7 @@ def chat_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None
     while step < max_steps:
         step += 1
         request = dict(extra)
-        request["model"] = MODEL if model is None else model
+        request["model"] = model if model else MODEL
         request["tools"] = [{"type": "function", "function": toolbox[name].declaration()} for name in names]
         request["messages"] = history
         if tool_choice is not None and (sticky or step == 1):
@@ -86,7 +91,7 @@ def responses_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm
     while step < max_steps:
         step += 1
         request = dict(extra)
-        request["model"] = MODEL if model is None else model
+        request["model"] = model if model else MODEL
         request["tools"] = []
         for name in names:
             request["tools"].append(dict(type="function", **toolbox[name].declaration()))
@@ -153,7 +158,7 @@ WRONG_ANSWERS = [
                 '    return turn.get("content") or "", trace',
             ),
         ),
-        ("test_chat_loop_one_call", "test_chat_loop_max_steps"),
+        ("test_chat_loop_one_call", "test_chat_loop_max_steps", "test_chat_loop_last_turn"),
         breaks=A_MAX_STEPS,
     ),
     WrongAnswer(
@@ -211,7 +216,7 @@ WRONG_ANSWERS = [
         CHAT,
         "off by one: gives up one request early (max_steps - 1 requests)",
         splice(_CHAT_OK, ("while step < max_steps:", "while step < max_steps - 1:")),
-        ("test_chat_loop_max_steps",),
+        ("test_chat_loop_max_steps", "test_chat_loop_last_turn"),
         breaks=A_MAX_STEPS,
     ),
     WrongAnswer(
@@ -228,14 +233,14 @@ WRONG_ANSWERS = [
             _CHAT_OK,
             ('function["arguments"], names, confirm)', 'function["arguments"], toolbox.names, confirm)'),
         ),
-        ("test_chat_loop_one_call",),
+        ("test_chat_loop_parallel",),
         breaks=A_RUN,
     ),
     WrongAnswer(
         CHAT,
         "never passes confirm on, so a confirmed destructive tool is still refused",
         splice(_CHAT_OK, ('function["arguments"], names, confirm)', 'function["arguments"], names)')),
-        ("test_chat_loop_one_call",),
+        ("test_chat_loop_parallel",),
         breaks=A_RUN,
     ),
     WrongAnswer(
@@ -323,14 +328,14 @@ WRONG_ANSWERS = [
             _RESPONSES_OK,
             ("if tool_choice is not None and (sticky or step == 1):", "if tool_choice is not None:"),
         ),
-        ("test_responses_loop_controls",),
+        ("test_responses_loop_tool_choice",),
         breaks=B_CHOICE,
     ),
     WrongAnswer(
         RESPONSES,
         "off by one: sends max_steps + 1 requests before giving up",
         splice(_RESPONSES_OK, ("while step < max_steps:", "while step <= max_steps:")),
-        ("test_responses_loop_controls",),
+        ("test_responses_loop_max_steps",),
         breaks=B_MAX_STEPS,
     ),
     # ---- Part C: count the requests --------------------------------------------------------------------
@@ -378,31 +383,33 @@ WRONG_ANSWERS = [
     ),
     WrongAnswer(
         CHAT,
-        "refuses every conversation before the first request",
+        "refuses every conversation before the first request: each test of Part A also has a conversation the loop"
+        " must carry to its end, so it scores nothing",
         "def chat_tool_loop(base, user_text, toolbox, names, **options):\n"
-        '    raise MaxStepsExceeded("refused")\n',
+        '    raise MaxStepsExceeded("refused", [])\n',
         ALL_CHAT_TESTS,
         breaks=A_BODY,
     ),
     WrongAnswer(
         CHAT,
-        "returns at once: no request, no tool, the user's words as the answer",
-        "def chat_tool_loop(base, user_text, toolbox, names, **options):\n    return user_text\n",
+        "returns its input unchanged: the user's words as the answer, with no request and an empty trace",
+        "def chat_tool_loop(base, user_text, toolbox, names, **options):\n    return user_text, []\n",
         ALL_CHAT_TESTS,
         breaks=A_BODY,
     ),
     WrongAnswer(
         RESPONSES,
-        "refuses every conversation before the first request",
+        "refuses every conversation before the first request: each test of Part B also has a conversation the loop"
+        " must carry to its end, so it scores nothing",
         "def responses_tool_loop(base, user_text, toolbox, names, **options):\n"
-        '    raise MaxStepsExceeded("refused")\n',
+        '    raise MaxStepsExceeded("refused", [])\n',
         ALL_RESPONSES_TESTS,
         breaks=B_BODY,
     ),
     WrongAnswer(
         RESPONSES,
-        "returns at once: no request, no tool, the user's words as the answer",
-        "def responses_tool_loop(base, user_text, toolbox, names, **options):\n    return user_text\n",
+        "returns its input unchanged: the user's words as the answer, with no request and an empty trace",
+        "def responses_tool_loop(base, user_text, toolbox, names, **options):\n    return user_text, []\n",
         ALL_RESPONSES_TESTS,
         breaks=B_BODY,
     ),
@@ -423,16 +430,16 @@ WRONG_ANSWERS = [
         CHAT,
         "always asks for MODEL, ignoring the model it was given",
         splice(
-            _CHAT_OK, ('request["model"] = MODEL if model is None else model', 'request["model"] = MODEL')
+            _CHAT_OK, ('request["model"] = model if model else MODEL', 'request["model"] = MODEL')
         ),
-        ("test_chat_loop_tool_choice",),
+        ("test_chat_loop_one_call",),
         breaks=A_BODY,
     ),
     WrongAnswer(
         CHAT,
         "numbers the trace's steps from 0 instead of by request number",
         splice(_CHAT_OK, ("trace.append((step, ", "trace.append((step - 1, ")),
-        ("test_chat_loop_parallel",),
+        ("test_chat_loop_trace",),
         breaks=A_STEP,
     ),
     WrongAnswer(
@@ -447,9 +454,110 @@ WRONG_ANSWERS = [
         "always asks for MODEL, ignoring the model it was given",
         splice(
             _RESPONSES_OK,
-            ('request["model"] = MODEL if model is None else model', 'request["model"] = MODEL'),
+            ('request["model"] = model if model else MODEL', 'request["model"] = MODEL'),
         ),
-        ("test_responses_loop_controls",),
+        ("test_responses_loop_one_call",),
         breaks=B_BODY,
+    ),
+    # ---- at the contracts' boundaries (issue 35) ------------------------------------------------------------
+    WrongAnswer(
+        CHAT,
+        'sends model "" as given instead of MODEL',
+        splice(_CHAT_OK, ('request["model"] = model if model else MODEL', 'request["model"] = MODEL if model is None else model')),
+        ("test_chat_loop_one_call",),
+        breaks=A_BODY,
+    ),
+    WrongAnswer(
+        CHAT,
+        "leaves the tools key out when no names are offered",
+        splice(
+            _CHAT_OK,
+            (
+                '        request["tools"] = [{"type": "function", "function": toolbox[name].declaration()} for name in names]\n',
+                '        if names:\n'
+                '            request["tools"] = [{"type": "function", "function": toolbox[name].declaration()} for name in names]\n',
+            ),
+        ),
+        ("test_chat_loop_one_call",),
+        breaks=A_BODY,
+    ),
+    WrongAnswer(
+        CHAT,
+        "replays the assistant turn without its keys whose value is None",
+        splice(_CHAT_OK, ("        history.append(turn)\n", "        history.append({k: v for k, v in turn.items() if v is not None})\n")),
+        ("test_chat_loop_replay",),
+        breaks=A_REPLAY,
+    ),
+    WrongAnswer(
+        CHAT,
+        "returns the content whenever the message has text, even beside tool calls",
+        splice(_CHAT_OK, ("        if not tool_calls:\n", "        if not tool_calls or turn.get(\"content\"):\n")),
+        ("test_chat_loop_zero_calls",),
+        breaks=A_TEXT,
+    ),
+    WrongAnswer(
+        CHAT,
+        "treats only an absent tool_calls as no calls: tool_calls None or [] goes round again",
+        splice(
+            _CHAT_OK,
+            ('        tool_calls = turn.get("tool_calls")\n        if not tool_calls:\n',
+             '        tool_calls = turn.get("tool_calls")\n        if "tool_calls" not in turn:\n'),
+            ("        for tool_call in tool_calls:\n", "        for tool_call in tool_calls or []:\n"),
+        ),
+        ("test_chat_loop_zero_calls",),
+        breaks=A_TEXT,
+    ),
+    WrongAnswer(
+        CHAT,
+        "adds each trace entry as a list instead of a tuple",
+        splice(_CHAT_OK, ('trace.append((step, function["name"], function["arguments"], output))',
+                          'trace.append([step, function["name"], function["arguments"], output])')),
+        ("test_chat_loop_trace",),
+        breaks=A_TRACE,
+    ),
+    WrongAnswer(
+        CHAT,
+        "raises as soon as request max_steps asks for tools, without running its calls",
+        splice(
+            _CHAT_OK,
+            ("        for tool_call in tool_calls:\n",
+             "        if step == max_steps:\n"
+             '            raise MaxStepsExceeded(f"gave up after {max_steps} requests", trace)\n'
+             "        for tool_call in tool_calls:\n"),
+        ),
+        ("test_chat_loop_last_turn",),
+        breaks=A_LAST_TURN,
+    ),
+    WrongAnswer(
+        RESPONSES,
+        'sends model "" as given instead of MODEL',
+        splice(_RESPONSES_OK, ('request["model"] = model if model else MODEL', 'request["model"] = MODEL if model is None else model')),
+        ("test_responses_loop_one_call",),
+        breaks=B_BODY,
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "returns the text of a message item even when the output also holds function calls",
+        splice(
+            _RESPONSES_OK,
+            ("        if not function_calls:\n",
+             '        if not function_calls or any(item["type"] == "message" for item in output):\n'),
+        ),
+        ("test_responses_loop_parallel",),
+        breaks=B_RUN,
+    ),
+    WrongAnswer(
+        RESPONSES,
+        "replays the reasoning and function_call items of the output only, dropping a message item beside them",
+        splice(
+            _RESPONSES_OK,
+            ("        for item in output:\n            history.append(item)\n",
+             "        for item in output:\n"
+             '            if item["type"] in ("reasoning", "function_call") or not any(\n'
+             '                    i["type"] == "function_call" for i in output):\n'
+             "                history.append(item)\n"),
+        ),
+        ("test_responses_loop_reasoning",),
+        breaks=B_REPLAY,
     ),
 ]

@@ -176,6 +176,8 @@ DEGENERATE_AUDITED = [
     ("01_envelope", "chat_message_to_envelopes"),
     ("02_dispatcher", "dispatch"),
     ("02_dispatcher", "dispatch_with"),
+    ("03_loop", "chat_tool_loop"),
+    ("03_loop", "responses_tool_loop"),
     ("05_failures", "check_args"),
     ("05_failures", "run_tool_call"),
     ("06_security", "safe_arithmetic"),
