@@ -1,7 +1,8 @@
 """Notebook 07: the model clients the capstone gives, one module per API, each a `ModelClient` speaking the
 envelope of `course_lib.turns` (their shared base): `responses` (Responses by hand), `openai_sdk` (Chat
 Completions and Responses through the openai SDK), `anthropic_sdk` (Anthropic Messages through its SDK);
-`sdk` holds what the three SDK adapters share. This package re-exports them and builds one with `make_client`.
+`base` holds what all four share (`GivenAdapter`: the request count, the tools field, the history and
+`start`), `sdk` what the three SDK adapters add. This package re-exports them and builds one with `make_client`.
 
 The fifth, Chat Completions by hand, is Part F's exercise (`course_lib.adapters.ChatAdapter`, the
 reference, 07's key: a module of its own, outside this package, so a learners' edition can leave it out);

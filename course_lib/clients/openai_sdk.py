@@ -4,13 +4,11 @@ attribute by attribute from the SDK's objects and spoken in the envelope of `cou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from course_lib.clients.sdk import openai_error, sendable
+from course_lib.clients.sdk import SDKAdapter, sdk_error, sendable
 from course_lib.errors import ModelTurnError
-from course_lib.loops import MODEL
-from course_lib.tools import Tool
-from course_lib.turns import Item, ToolResult, call_item, final_turn, tools_entry, tools_field
+from course_lib.turns import Item, ToolResult, call_item, final_turn, tools_entry
 
 if TYPE_CHECKING:  # the SDK is imported only when an SDK adapter is used: the import costs seconds
     import openai
@@ -18,24 +16,15 @@ if TYPE_CHECKING:  # the SDK is imported only when an SDK adapter is used: the i
 __all__ = ["OpenAIChatAdapter", "OpenAIResponsesAdapter"]
 
 
-class OpenAIChatAdapter:
+class OpenAIChatAdapter(SDKAdapter):
     """Chat Completions through `client.chat.completions.create`, read attribute by attribute."""
 
     api = "openai-sdk-chat"
-
-    def __init__(self, client: openai.OpenAI, tools: Sequence[Tool], *, model: str = MODEL) -> None:
-        self.client, self.model, self.requests = client, model, 0
-        self.tools = tools_field(self.api, tools)
-        self.messages: list[dict[str, Any]] = []
-
-    def start(self, user_text: str, *, timeout: float) -> list[Item]:
-        """Send the user's request; return the first turn."""
-        self.messages = [{"role": "user", "content": user_text}]
-        return self._send(timeout)
+    client: openai.OpenAI
 
     def reply(self, results: Sequence[ToolResult], *, timeout: float) -> list[Item]:
         """One role "tool" message per call; then the next turn."""
-        self.messages += [{"role": "tool", "tool_call_id": r.id, "content": r.content} for r in results]
+        self.history += [{"role": "tool", "tool_call_id": r.id, "content": r.content} for r in results]
         return self._send(timeout)
 
     def _send(self, timeout: float) -> list[Item]:
@@ -45,16 +34,16 @@ class OpenAIChatAdapter:
         self.requests += 1
         try:
             completion = self.client.chat.completions.create(
-                model=self.model, messages=sendable(self.messages), timeout=max(timeout, 0.001), **extra
+                model=self.model, messages=sendable(self.history), timeout=max(timeout, 0.001), **extra
             )
         except openai.APIError as error:
-            raise openai_error(error) from None
+            raise sdk_error(openai, error) from None
         choice = completion.choices[0]
         if choice.finish_reason == "length":
             raise ModelTurnError("the model's turn was cut off (finish_reason 'length'); nothing in it ran")
         message = choice.message
         calls = [c for c in message.tool_calls or [] if c.type == "function"]
-        self.messages.append(  # the assistant turn, rebuilt field by field from the SDK object
+        self.history.append(  # the assistant turn, rebuilt field by field from the SDK object
             {
                 "role": "assistant",
                 "content": message.content,
@@ -68,29 +57,16 @@ class OpenAIChatAdapter:
         turn = [call_item(c.id, c.function.name, c.function.arguments) for c in calls]
         return turn or final_turn(message.content)
 
-    def close(self) -> None:
-        """Close the SDK's connection pool."""
-        self.client.close()
 
-
-class OpenAIResponsesAdapter:
+class OpenAIResponsesAdapter(SDKAdapter):
     """Responses through `client.responses.create`: replay `response.output`, answer by call_id."""
 
     api = "openai-sdk-responses"
-
-    def __init__(self, client: openai.OpenAI, tools: Sequence[Tool], *, model: str = MODEL) -> None:
-        self.client, self.model, self.requests = client, model, 0
-        self.tools = tools_field(self.api, tools)
-        self.items: list[dict[str, Any]] = []
-
-    def start(self, user_text: str, *, timeout: float) -> list[Item]:
-        """Send the user's request; return the first turn."""
-        self.items = [{"role": "user", "content": user_text}]
-        return self._send(timeout)
+    client: openai.OpenAI
 
     def reply(self, results: Sequence[ToolResult], *, timeout: float) -> list[Item]:
         """One function_call_output item per call; then the next turn."""
-        self.items += [
+        self.history += [
             {"type": "function_call_output", "call_id": r.id, "output": r.content} for r in results
         ]
         return self._send(timeout)
@@ -102,18 +78,14 @@ class OpenAIResponsesAdapter:
         self.requests += 1
         try:
             response = self.client.responses.create(
-                model=self.model, input=sendable(self.items), timeout=max(timeout, 0.001), **extra
+                model=self.model, input=sendable(self.history), timeout=max(timeout, 0.001), **extra
             )
         except openai.APIError as error:
-            raise openai_error(error) from None
+            raise sdk_error(openai, error) from None
         if response.status == "incomplete":
             raise ModelTurnError("the model's turn was cut off (status 'incomplete'); nothing in it ran")
-        self.items += [item.model_dump(exclude_none=True) for item in response.output]
+        self.history += [item.model_dump(exclude_none=True) for item in response.output]
         calls = [item for item in response.output if item.type == "function_call"]
         turn = [call_item(c.call_id, c.name, c.arguments) for c in calls]
         has_message = any(item.type == "message" for item in response.output)
         return turn or final_turn(response.output_text if has_message else None)
-
-    def close(self) -> None:
-        """Close the SDK's connection pool."""
-        self.client.close()
