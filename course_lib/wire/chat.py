@@ -13,7 +13,9 @@ from course_lib.wire.common import (
     read_model,
     read_parallel,
     read_tool_choice,
+    read_tool_names,
     require,
+    require_function,
     text_of,
 )
 from course_lib.wire.sse import Event, fragments
@@ -23,25 +25,18 @@ ROLES = ("system", "developer", "user", "assistant", "tool")
 
 def read_tools(body: Mapping[str, Any]) -> list[str]:
     """The function names declared in `tools`: [{"type": "function", "function": {"name", ...}}]."""
-    tools = body.get("tools", [])
-    require(isinstance(tools, list), "tools must be an array", "tools")
-    names = []
-    for i, tool in enumerate(tools):
-        param = f"tools[{i}]"
-        require(
-            isinstance(tool, dict) and tool.get("type") == "function",
-            f"{param}.type must be 'function'",
-            param,
-        )
-        function = tool.get("function")
-        require(isinstance(function, dict), f"{param}.function must be an object", f"{param}.function")
-        strict = function.get("strict", False)
-        require(
-            type(strict) is bool, f"{param}.function.strict must be a boolean", f"{param}.function.strict"
-        )
-        names.append(check_tool_name(function.get("name"), f"{param}.function.name"))
-    require(len(set(names)) == len(names), "tools must have unique names", "tools")
-    return names
+    return read_tool_names(body, _tool_name)
+
+
+def _tool_name(tool: object, param: str) -> str:
+    require_function(tool, param)
+    assert isinstance(tool, dict)
+    function = tool.get("function")
+    require(isinstance(function, dict), f"{param}.function must be an object", f"{param}.function")
+    assert isinstance(function, dict)
+    strict = function.get("strict", False)
+    require(type(strict) is bool, f"{param}.function.strict must be a boolean", f"{param}.function.strict")
+    return check_tool_name(function.get("name"), f"{param}.function.name")
 
 
 def _forced_name(body: Mapping[str, Any]) -> object:
@@ -59,11 +54,7 @@ def _call_ids(message: Mapping[str, Any], param: str) -> list[str]:
     ids = []
     for j, call in enumerate(calls):
         where = f"{param}.tool_calls[{j}]"
-        require(
-            isinstance(call, dict) and call.get("type") == "function",
-            f"{where}.type must be 'function'",
-            where,
-        )
+        require_function(call, where)
         require(
             type(call.get("id")) is str and call["id"] != "", f"{where}.id must be a non-empty string", where
         )

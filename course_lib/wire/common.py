@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +76,30 @@ def check_tool_name(name: object, param: str) -> str:
         param,
     )
     return name
+
+
+def read_tool_names(
+    body: Mapping[str, Any],
+    name_of: Callable[[object, str], str],
+    *,
+    param: str = "tools[{}]",
+    not_a_list: str = "tools must be an array",
+    repeated: str = "tools must have unique names",
+) -> list[str]:
+    """The names of the tools `body` declares, in order: `tools` is a list (else `not_a_list`), each tool's
+    name is `name_of(tool, param.format(index))`, which checks its format's rules, and no name repeats."""
+    tools = body.get("tools", [])
+    require(isinstance(tools, list), not_a_list, "tools")
+    names = [name_of(tool, param.format(i)) for i, tool in enumerate(tools)]
+    require(len(set(names)) == len(names), repeated, "tools")
+    return names
+
+
+def require_function(item: object, param: str) -> None:
+    """Raise the documented 400 unless `item` is an object of type "function" (a tool or a tool call)."""
+    require(
+        isinstance(item, dict) and item.get("type") == "function", f"{param}.type must be 'function'", param
+    )
 
 
 def read_model(body: Mapping[str, Any]) -> str:

@@ -22,6 +22,7 @@ from course_lib.wire.common import (
     check_tool_name,
     estimate_tokens,
     read_model,
+    read_tool_names,
     require,
     text_of,
 )
@@ -40,16 +41,20 @@ def error_envelope(status: int, message: str) -> dict[str, Any]:
 
 def read_tools(body: Mapping[str, Any]) -> list[str]:
     """The names declared in `tools`: [{"name", "description", "input_schema"}]."""
-    tools = body.get("tools", [])
-    require(isinstance(tools, list), "tools: Input should be a valid list", "tools")
-    names = []
-    for i, tool in enumerate(tools):
-        param = f"tools.{i}"
-        require(isinstance(tool, dict), f"{param}: Input should be an object", param)
-        require(isinstance(tool.get("input_schema"), dict), f"{param}.input_schema: Field required", param)
-        names.append(check_tool_name(tool.get("name"), f"{param}.name"))
-    require(len(set(names)) == len(names), "tools: Tool names must be unique.", "tools")
-    return names
+    return read_tool_names(
+        body,
+        _tool_name,
+        param="tools.{}",
+        not_a_list="tools: Input should be a valid list",
+        repeated="tools: Tool names must be unique.",
+    )
+
+
+def _tool_name(tool: object, param: str) -> str:
+    require(isinstance(tool, dict), f"{param}: Input should be an object", param)
+    assert isinstance(tool, dict)
+    require(isinstance(tool.get("input_schema"), dict), f"{param}.input_schema: Field required", param)
+    return check_tool_name(tool.get("name"), f"{param}.name")
 
 
 def read_tool_choice(body: Mapping[str, Any], names: Sequence[str]) -> tuple[ToolChoice, bool]:

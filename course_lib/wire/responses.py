@@ -17,7 +17,9 @@ from course_lib.wire.common import (
     read_model,
     read_parallel,
     read_tool_choice,
+    read_tool_names,
     require,
+    require_function,
     text_of,
 )
 from course_lib.wire.sse import Event, fragments
@@ -70,25 +72,17 @@ def _check_reasoning(item: Mapping[str, Any], param: str, sealed: set[str]) -> N
 
 def read_tools(body: Mapping[str, Any]) -> list[str]:
     """The function names declared in `tools`: flat [{"type": "function", "name", ...}]."""
-    tools = body.get("tools", [])
-    require(isinstance(tools, list), "tools must be an array", "tools")
-    names = []
-    for i, tool in enumerate(tools):
-        param = f"tools[{i}]"
-        require(
-            isinstance(tool, dict) and tool.get("type") == "function",
-            f"{param}.type must be 'function'",
-            param,
-        )
-        require("function" not in tool, f"{param} nests a 'function' object: Responses tools are flat", param)
-        require(
-            type(tool.get("strict", False)) is bool, f"{param}.strict must be a boolean", f"{param}.strict"
-        )
-        params = tool.get("parameters", {})
-        require(isinstance(params, dict), f"{param}.parameters must be an object", f"{param}.parameters")
-        names.append(check_tool_name(tool.get("name"), f"{param}.name"))
-    require(len(set(names)) == len(names), "tools must have unique names", "tools")
-    return names
+    return read_tool_names(body, _tool_name)
+
+
+def _tool_name(tool: object, param: str) -> str:
+    require_function(tool, param)
+    assert isinstance(tool, dict)
+    require("function" not in tool, f"{param} nests a 'function' object: Responses tools are flat", param)
+    require(type(tool.get("strict", False)) is bool, f"{param}.strict must be a boolean", f"{param}.strict")
+    params = tool.get("parameters", {})
+    require(isinstance(params, dict), f"{param}.parameters must be an object", f"{param}.parameters")
+    return check_tool_name(tool.get("name"), f"{param}.name")
 
 
 def _forced_name(body: Mapping[str, Any]) -> object:
