@@ -30,6 +30,16 @@ def is_test(cell: Any) -> bool:
     return bool(nbgrader.get("grade")) and not nbgrader.get("solution")
 
 
+QUIZ = "quiz"
+"""The grade_id of a checkpoint quiz's answer cell; its tests are `quiz_q1`, `quiz_q2`, ... (grading/quiz_cells.py)."""
+
+
+def is_quiz(grade_id: str) -> bool:
+    """True for a checkpoint quiz's answer cell or one of its test cells: values, not code anyone writes alike by
+    chance (left out of the similarity review)."""
+    return grade_id == QUIZ or grade_id.startswith(QUIZ + "_q")
+
+
 def visible(source: str) -> str:
     """A cell's source as learners receive it: nbgrader's ClearHiddenTests removes hidden-test regions."""
     kept, hidden = [], False

@@ -7,10 +7,10 @@ records each proposed destructive call (its name and exact validated arguments) 
 recorded call: an Approve/Deny dialog when a person can click, otherwise an approver function.
 Approve runs exactly the recorded call, with a one-shot confirm that matches only those arguments.
 
-Who decides (`is_interactive`): never a person while nbgrader executes (NBGRADER_EXECUTION is set);
-else COURSE_INTERACTIVE=1 or =0, if set; else a person only in an IPython kernel that Jupyter Server
-started for a notebook (it sets JPY_SESSION_NAME) with ipywidgets installed. nbclient, nbval and
-nbgrader start kernels without JPY_SESSION_NAME, so they always run headless.
+Who decides (`is_interactive`, from `course_lib.frontend`): never a person while nbgrader executes
+(NBGRADER_EXECUTION is set); else COURSE_INTERACTIVE=1 or =0, if set; else a person only in an IPython kernel
+that Jupyter Server started for a notebook (it sets JPY_SESSION_NAME) with ipywidgets installed. nbclient,
+nbval and nbgrader start kernels without JPY_SESSION_NAME, so they always run headless.
 """
 
 from __future__ import annotations
@@ -20,12 +20,11 @@ import html
 import importlib
 import importlib.util
 import json
-import os
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from course_lib.frontend import is_interactive
 from course_lib.tools import Toolbox, run_tool_call
 
 __all__ = [
@@ -85,25 +84,6 @@ def confirm_exactly(name: str, arguments: Mapping[str, Any]) -> Callable[[str, d
         return True
 
     return confirm
-
-
-def _in_kernel() -> bool:
-    """True inside an IPython kernel (not a plain interpreter or terminal IPython)."""
-    if "ipykernel" not in sys.modules:
-        return False
-    shell = sys.modules["IPython"].get_ipython() if "IPython" in sys.modules else None
-    return getattr(shell, "kernel", None) is not None
-
-
-def is_interactive(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether a person can click a dialog now (the rule is in the module docstring); else headless."""
-    env = os.environ if environ is None else environ
-    if env.get("NBGRADER_EXECUTION"):
-        return False
-    if "COURSE_INTERACTIVE" in env:
-        return env["COURSE_INTERACTIVE"] == "1"
-    has_widgets = importlib.util.find_spec("ipywidgets") is not None
-    return bool(env.get("JPY_SESSION_NAME")) and has_widgets and _in_kernel()
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,9 @@
     python3 course.py build 03_loop    # one notebook
     python3 course.py build --check    # execute twice, fail if outputs differ or learners' versions are stale
 
-1. Execute each instructor notebook (grading/source/<name>/<name>.ipynb) on a fresh kernel, in its own
-   folder, and store its outputs (the files nbval compares against).
+1. Write each instructor notebook's checkpoint quiz from `course_lib.quiz` and its key (`grading/quiz_cells.py`),
+   then execute the notebook (grading/source/<name>/<name>.ipynb) on a fresh kernel, in its own folder, and
+   store its outputs (the files nbval compares against).
 2. Generate the learners' versions with `nbgrader generate_assignment` and copy them to notebooks/<name>.ipynb,
    giving back to every cell that runs no learner code the outputs the instructor's version stored (see
    `runs_learner_code`), so that a learners' notebook reads, worked examples and all, before it is run.
@@ -28,6 +29,10 @@ from nbclient import NotebookClient
 
 from course_grade.pipeline import copy_course
 from course_grade.run.kernels import IpcKernelManager
+
+if __package__ in (None, ""):  # run as a script (course.py build): the repository root is not on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from grading import quiz_cells  # noqa: E402
 
 GRADING = Path(__file__).resolve().parent
 ROOT = GRADING.parent
@@ -187,6 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     problems = []
     for name in names:
         path = SOURCE / name / f"{name}.ipynb"
+        if args.check and quiz_cells.stale(path):
+            problems.append(f"{name}: its checkpoint quiz differs from course_lib.quiz (python3 course.py build)")
+        elif not args.check:
+            quiz_cells.update(path)
         first = execute(path)
         if args.check:
             if outputs_of(first) != outputs_of(execute(path)):

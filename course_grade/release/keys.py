@@ -6,6 +6,8 @@ infrastructure module that imports a key is left out with it (see `imports.closu
 reaches a key only through what is declared here. A module holding the keys of two assignments would be
 published only when both are; none does today (keys and infrastructure live in separate modules: `toolbox` and
 `model_api` are infrastructure, `loops` is 03's key, `specs`, `streaming` and `chained` 04's, `tools` 05's).
+Each assignment's checkpoint quiz answers (`course_lib.quiz_answers.nNN_name`) are part of its key: the quiz's
+self-check (`course_lib.quiz`) gives right or wrong only in an edition that publishes them.
 """
 
 from __future__ import annotations
@@ -13,17 +15,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 KEYS: Mapping[str, tuple[str, ...]] = {
-    "01_envelope": ("course_lib.envelope",),
-    "02_dispatcher": ("course_lib.stock",),
-    "03_loop": ("course_lib.loops",),
-    "04_wire": ("course_lib.specs", "course_lib.streaming", "course_lib.chained"),
-    "05_failures": ("course_lib.tools",),
-    "06_security": ("course_lib.arithmetic",),
+    "01_envelope": ("course_lib.envelope", "course_lib.quiz_answers.n01_envelope"),
+    "02_dispatcher": ("course_lib.stock", "course_lib.quiz_answers.n02_dispatcher"),
+    "03_loop": ("course_lib.loops", "course_lib.quiz_answers.n03_loop"),
+    "04_wire": (
+        "course_lib.specs",
+        "course_lib.streaming",
+        "course_lib.chained",
+        "course_lib.quiz_answers.n04_wire",
+    ),
+    "05_failures": ("course_lib.tools", "course_lib.quiz_answers.n05_failures"),
+    "06_security": ("course_lib.arithmetic", "course_lib.quiz_answers.n06_security"),
     "07_capstone": (
         "course_lib.adapters",
         "course_lib.desk.policy",
         "course_lib.desk.budget",
         "course_lib.desk.audit",
+        "course_lib.quiz_answers.n07_capstone",
     ),
 }
 """assignment -> the modules defining its graded functions (tests/course_grade/release/test_editions.py checks them)."""

@@ -1,5 +1,9 @@
 """The learners' stubs: nbgrader's ClearSolutions, with a stub that names its exercise and lets Run All go on.
 
+A checkpoint quiz's answer cell (grade_id `quiz`) gets a runnable template instead: each `q1 = "C"  # one of
+"A", "B", "C", "D"` line of its solution becomes `q1 = None  # one of "A", "B", "C", "D"`, so Run All goes on
+and an unanswered question fails its test with a message, not an error of the cell.
+
 `grading/nbgrader_config.py` puts `NamedStubs` in ClearSolutions' place in `generate_assignment`. It lives in
 an importable module, not in the config file, so that the configuration `course-grade` reads once can travel
 to its worker processes (a class defined in a config file cannot be pickled).
@@ -12,11 +16,27 @@ from typing import Any
 
 from nbgrader.preprocessors import ClearSolutions  # type: ignore[import-untyped]
 
+from course_grade.cells import QUIZ
+
 EXERCISE = "{exercise} is not written yet: write it in this cell, run the cell, then run its tests"
 """The message of the learners' stub; {exercise} becomes "Part A: parse_envelope" (see NamedStubs)."""
 
 CODE_STUB = f"# YOUR CODE HERE\nraise NotImplementedError({EXERCISE!r})"
 """What replaces each solution in the learners' versions."""
+
+_ANSWER = re.compile(r"^(\s*)(\w+)\s*=\s*.*?(\s+#.*)?$")
+"""One line of a quiz's answer cell: `q1 = "C"  # one of ...` (the comment says which kind of value)."""
+
+
+def quiz_stub(source: str) -> str:
+    """A quiz answer cell's source with its solution markers dropped and every answer replaced by None."""
+    lines = []
+    for line in source.split("\n"):
+        if "BEGIN SOLUTION" in line or "END SOLUTION" in line:
+            continue
+        found = _ANSWER.match(line)
+        lines.append(f"{found.group(1)}{found.group(2)} = None{found.group(3) or ''}" if found else line)
+    return "\n".join(lines)
 
 
 class NamedStubs(ClearSolutions):  # type: ignore[misc]
@@ -37,8 +57,11 @@ class NamedStubs(ClearSolutions):  # type: ignore[misc]
 
     def preprocess_cell(self, cell: Any, resources: Any, index: int) -> tuple[Any, Any]:
         """Clear one cell; name the exercise in its stub and tag graded cells raises-exception."""
-        cell, resources = super().preprocess_cell(cell, resources, index)
         marks = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and marks.get("solution") and marks.get("grade_id") == QUIZ:
+            cell.source = quiz_stub(cell.source)  # runs as it is: no stub to raise, no tag
+            return cell, resources
+        cell, resources = super().preprocess_cell(cell, resources, index)
         if cell.cell_type == "code" and (marks.get("grade") or marks.get("solution")):
             lines, name, owner = cell.source.split("\n"), marks.get("grade_id", "this exercise"), ""
             for number, line in enumerate(lines):

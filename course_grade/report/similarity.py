@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import course_lib
+from course_grade.cells import is_quiz
 from course_grade.notebooks import MAX_NOTEBOOK_BYTES
 from course_grade.report.safe_html import POLICY_META
 from course_grade.untrusted import printable
@@ -83,12 +84,16 @@ class Pair:
 
 
 def solution_source(notebook: Mapping[str, Any]) -> str:
-    """The source of a notebook's solution cells (nbgrader `solution: true`), one after the other."""
+    """The source of a notebook's solution cells (nbgrader `solution: true`), one after the other; not a
+    checkpoint quiz's answers (`q1 = "C"`: honest learners write the same few values)."""
     cells = notebook.get("cells")
     sources = []
     for cell in cells if isinstance(cells, list) else []:
         meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
-        if isinstance(meta, dict) and meta.get("solution") and cell.get("cell_type") == "code":
+        if (
+            isinstance(meta, dict) and meta.get("solution") and cell.get("cell_type") == "code"
+            and not is_quiz(str(meta.get("grade_id", "")))
+        ):  # fmt: skip
             text = cell.get("source", "")
             sources.append("".join(text) if isinstance(text, list) else str(text))
     return "\n\n".join(sources) + "\n"

@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import NamedTuple
 
+from course_grade.cells import QUIZ
+
 
 class WrongAnswer(NamedTuple):
     """A wrong answer to one exercise and the test cells that must catch it."""
@@ -41,4 +43,12 @@ def published(assignment: str) -> list[WrongAnswer]:
         module = importlib.import_module(f"{__name__}.{assignment}")
     except ModuleNotFoundError:
         return []
-    return list(module.WRONG_ANSWERS)
+    return [*module.WRONG_ANSWERS, *quiz_wrong_answers(assignment)]
+
+
+def quiz_wrong_answers(assignment: str) -> list[WrongAnswer]:
+    """The checkpoint quiz's wrong answers, made from its key: a blank quiz (it loses every question), and for
+    each question the key with that one answer wrong (it loses that question's point only)."""
+    from grading.quiz_cells import wrong_answer_cells  # noqa: PLC0415 - the quiz reads course_lib only when asked
+
+    return [WrongAnswer(QUIZ, why, code, fails) for why, code, fails in wrong_answer_cells(assignment)]
