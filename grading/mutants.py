@@ -173,8 +173,10 @@ def equivalents() -> dict[str, dict[str, dict[str, str]]]:
 # ---------------------------------------------------------------- running the cells (in forked processes)
 
 
-def _run_cell(shell: Any, source: str) -> bool:
-    """Run one cell; True if it passed by nbgrader's rule (did not raise, wrote nothing to stderr)."""
+def run_cell(shell: Any, source: str) -> bool:
+    """Run one cell; True if it passed by nbgrader's rule (did not raise, wrote nothing to stderr).
+
+    tests/support/forked_cells.py judges cells with it too."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         outcome = shell.run_cell(source, store_history=False)
@@ -211,8 +213,10 @@ def _serve(stand_ins: list[Any]) -> None:
         stand_in._thread.start()
 
 
-def _in_child(seconds: float, work: Any) -> dict[str, Any]:
-    """Run `work()` (returning a JSON-able dict) in a forked child; {"timeout": True} if it outlives `seconds`."""
+def in_child(seconds: float, work: Any, *, keep_stderr: bool = False) -> dict[str, Any]:
+    """Run `work()` (returning a JSON-able dict) in a forked child; {"timeout": True} if it outlives `seconds`,
+    {"error": ...} if it raised or ended without an answer. Its stdin and stdout are /dev/null, its stderr too
+    unless `keep_stderr`. tests/support/forked_cells.py runs its notebooks with it too."""
     reader, writer = os.pipe()
     child = os.fork()
     if child == 0:  # the child: never returns
@@ -222,7 +226,8 @@ def _in_child(seconds: float, work: Any) -> dict[str, Any]:
             null = os.open(os.devnull, os.O_RDWR)
             os.dup2(null, 0)
             os.dup2(null, 1)
-            os.dup2(null, 2)
+            if not keep_stderr:
+                os.dup2(null, 2)
             answer = work()
         except BaseException as error:  # noqa: BLE001  (anything at all goes back as the answer)
             answer, status = {"error": repr(error)}, 1
@@ -253,9 +258,9 @@ def _judge(
     """In a forked child: the solution (or a mutant of it), then the part's cells (and, if `later`, the rest of
     the notebook's); the failing test cells."""
     _serve(stand_ins)
-    _run_cell(shell, solution)
+    run_cell(shell, solution)
     cells = part.after + part.later if later else part.after
-    failed = [grade_id for grade_id, source in cells if not _run_cell(shell, source) and grade_id]
+    failed = [grade_id for grade_id, source in cells if not run_cell(shell, source) and grade_id]
     return {"failed": failed}
 
 
@@ -277,14 +282,14 @@ def run_part(part: Part, chosen: list[Mutant], timeout: float | None) -> dict[st
     config.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=config)
     for source in part.before:
-        _run_cell(shell, source)
+        run_cell(shell, source)
     stand_ins = _pause_stand_ins()
     warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
     started = time.monotonic()
-    baseline = _in_child(600, lambda: _judge(shell, part, stand_ins, part.solution))
+    baseline = in_child(600, lambda: _judge(shell, part, stand_ins, part.solution))
     seconds = time.monotonic() - started
     started = time.monotonic()
-    whole = _in_child(1200, lambda: _judge(shell, part, stand_ins, part.solution, later=True))
+    whole = in_child(1200, lambda: _judge(shell, part, stand_ins, part.solution, later=True))
     rest = time.monotonic() - started
     if "failed" not in baseline or baseline["failed"] or "failed" not in whole or whole["failed"]:
         failed = (baseline.get("failed") or []) + (whole.get("failed") or []) or [str(baseline), str(whole)]
@@ -292,7 +297,7 @@ def run_part(part: Part, chosen: list[Mutant], timeout: float | None) -> dict[st
 
     def verdict(mutant: Mutant, later: bool, seconds: float) -> str | None:
         limit = timeout if timeout is not None else max(10.0, 5 * seconds)
-        answer = _in_child(limit, lambda: _judge(shell, part, stand_ins, mutant.source, later))
+        answer = in_child(limit, lambda: _judge(shell, part, stand_ins, mutant.source, later))
         if answer.get("timeout"):
             return "timeout"
         if answer.get("failed"):
@@ -348,7 +353,7 @@ def check(
 ) -> Score:
     """Run the (sampled, or `only` the named) mutants of one part in a forked process and score them."""
     chosen = sample([m for m in mutants(part) if only is None or m.id in only], size)
-    answer = _in_child(3600, lambda: run_part(part, chosen, timeout))
+    answer = in_child(3600, lambda: run_part(part, chosen, timeout))
     if "killed" not in answer:
         answer = {"baseline": [f"the run failed: {answer}"], "seconds": 0.0, "killed": {}, "later": {}}
     listed = equivalents().get(part.assignment, {}).get(part.grade_id, {})

@@ -4,7 +4,8 @@ A server process (`python -m tests.support.forked_cells`) imports IPython and th
 notebook runs in a child forked from it: a fresh shell and namespace, copy-on-write memory, no kernel to
 start and no message round trips, which is most of a small notebook's cost. nbgrader's rule is kept: a
 test cell fails if it raised or wrote anything to `sys.stderr` (what a process writes to its file descriptor 2
-directly is not seen, in a kernel either).
+directly is not seen, in a kernel either). The cells are judged and forked as grading/mutants.py does
+(`run_cell`, `in_child`).
 The wrong-answer sweep runs about two hundred notebooks this way; tests/notebooks/test_notebooks.py checks on a
 notebook of each assignment that its verdicts are exactly a real kernel's.
 
@@ -14,19 +15,16 @@ answer on its stdout (`results`, or `error`).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
-import select
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import nbformat
+
+from grading.mutants import in_child, run_cell
 
 ROOT = Path(__file__).resolve().parents[2]
 PRELOADED = ("IPython.core.interactiveshell", "course_lib.pack", "course_lib.sdk_loop", "openai", "anthropic")
@@ -80,47 +78,21 @@ def _run_cells(job: dict[str, Any], shell_class: Any, config: Any) -> dict[str, 
     shell = shell_class.instance(config=config)
     results: dict[str, bool] = {}
     for cell in job["cells"]:
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            outcome = shell.run_cell(cell["source"], store_history=False)
+        passed = run_cell(shell, cell["source"])
         if cell["grade_id"] is not None:
-            results[cell["grade_id"]] = outcome.success and not err.getvalue()
+            results[cell["grade_id"]] = passed
     return results
 
 
 def _serve_one(job: dict[str, Any], shell_class: Any, config: Any) -> dict[str, Any]:
-    """Fork a child for one job and wait for its answer, killing it at the deadline."""
-    reader, writer = os.pipe()
-    child = os.fork()
-    if child == 0:  # the child: never returns
-        os.close(reader)
-        status = 0
-        try:
-            null = os.open(os.devnull, os.O_RDWR)
-            os.dup2(null, 0)
-            os.dup2(null, 1)  # the server's stdout carries the protocol
-            answer: dict[str, Any] = {"results": _run_cells(job, shell_class, config)}
-        except BaseException as error:  # noqa: BLE001  (anything at all goes back as the answer)
-            answer, status = {"error": f"the forked run failed: {error!r}"}, 1
-        with open(writer, "w", encoding="utf-8") as pipe:
-            pipe.write(json.dumps(answer))
-        os._exit(status)
-    os.close(writer)
-    deadline = time.monotonic() + float(job["seconds"])
-    chunks: list[bytes] = []
-    with open(reader, "rb", buffering=0) as pipe:
-        while (left := deadline - time.monotonic()) > 0 and select.select([pipe], [], [], left)[0]:
-            chunk = pipe.read(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        else:
-            os.kill(child, signal.SIGKILL)
-            os.waitpid(child, 0)
-            return {"error": f"the notebook ran longer than {job['seconds']} s"}
-    os.waitpid(child, 0)
-    text = b"".join(chunks).decode("utf-8")
-    return dict(json.loads(text)) if text else {"error": "the forked run ended without an answer"}
+    """Run one job in a forked child, killed at the deadline (its stderr stays the server's)."""
+    seconds = float(job["seconds"])
+    answer = in_child(seconds, lambda: {"results": _run_cells(job, shell_class, config)}, keep_stderr=True)
+    if answer.get("timeout"):
+        return {"error": f"the notebook ran longer than {job['seconds']} s"}
+    if "error" in answer:
+        return {"error": f"the forked run failed: {answer['error']}"}
+    return answer
 
 
 def serve() -> None:
