@@ -10,6 +10,10 @@ GET/DELETE /v1/responses/{id}, its input_items), /v1/conversations, and message 
 Rejected requests answer with the documented error envelope and never consume a script step; every
 error carries `x-should-retry: false` so an SDK's automatic retries cannot eat scripted turns. Ids count
 up per server and timestamps come from a fixed clock, so the same script gives byte-identical bodies.
+
+It is longer than ~350 lines because it is one server: `StandIn` (the routes, the stored state, the script)
+and the HTTP layer serving it (`_Server`, `_Handler`) share `Answer` and the error envelope; what each route
+reads and writes is already apart (`course_lib.wire`: the formats, the stores, SSE; `course_lib.scripted`).
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ Several `course-grade` processes may share one PostgreSQL gradebook (two instruc
 assignments at once). nbgrader's `update_or_create_*` look a row up, then insert it if it is missing: two
 processes recording the same new student both insert, and one fails on the unique key. So every
 `course-grade` writer takes `writer_lock` first, a PostgreSQL advisory lock that serialises them.
+
+It is longer than ~350 lines because it is the one place that touches nbgrader's gradebook tables: the
+template the workers fill, the one writer (`record`, with `SaveAutoGrades`' rules), and the reads of what it
+wrote (`scores`, `cell_scores`, `final_score`); a change to the schema's use is made here and nowhere else.
 """
 
 from __future__ import annotations

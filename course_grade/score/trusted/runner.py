@@ -7,6 +7,11 @@ this process where every graded name is a proxy to the learner's process (functi
 A test cell passes when it raises nothing and writes nothing to stderr, as under nbgrader.
 Only the graded names (those the instructor's solution cells define) come from the learner; every other
 name is the instructor's, and a submitted solution cell that redefines one is flagged for review.
+
+It is longer than ~350 lines because the plan of a notebook (which cells and names are the instructor's:
+`split_cells`, `instructor_bindings`, `shadow_functions`) is read only by the run that follows it (`_Run`:
+setup, the learner's process, each test cell, the own-work check); the process, the pipe and the static
+checks it uses live in `session`, `pipe/` and `static`.
 """
 
 from __future__ import annotations

@@ -17,6 +17,10 @@ learner's decodes to is bounded by its size: a `chain` node claiming more lists 
 (`CHAIN_LISTS_PER_BYTE`) is refused before any is built. The encoder asks an object's real class (`type`),
 never its `__class__`, which a learner's object may fake, and any error its objects raise while read is a
 `CodecError` (the call's error), never a crash of the process.
+
+It is longer than ~350 lines because encoding and decoding are one format, read side by side: every node kind
+`_node` writes is read by `_Decoder`, and the strict decoder's promises (an allow-list, bounded work, nothing
+of the learner's imported or called) are stated against what the encoder writes.
 """
 
 from __future__ import annotations

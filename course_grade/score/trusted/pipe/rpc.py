@@ -8,6 +8,10 @@ was passed fills the caller's list). Exceptions cross by class: the strict (trus
 classes of an allow-list and turns any other into a `LearnerError`. Any thread of either side may call:
 messages carry their conversation, and one reader thread per side hands each to the thread waiting for it
 (see `Endpoint`). The learner's classes and their instances cross as references (`objects`).
+
+It is longer than ~350 lines because `Endpoint` is one state machine: one reader thread, conversations,
+calls nested to any depth, the arguments' state sent back, errors crossing by class; its methods share its
+lock and queues. What crosses is apart: values in `codec`, the learner's classes and objects in `objects`.
 """
 
 from __future__ import annotations
