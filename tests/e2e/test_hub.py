@@ -164,7 +164,7 @@ def test_a_class_fetches_submits_is_graded_by_course_grade_and_reads_its_feedbac
     )
     for learner, score in ((first, "15"), (second, "0")):
         text = fetch_feedback(browser, hub, learner)
-        assert re.search(rf"Score:\s*{score}(\.0)?\s*/\s*19", text), text[:2000]
+        assert re.search(rf"Score:\s*{score}(\.0)?\s*/\s*24", text), text[:2000]
         shown = [line for line in leaked if line in text]
         assert not shown, f"{learner}'s feedback shows hidden tests: {shown[:3]}"
     browser.assert_no_errors()

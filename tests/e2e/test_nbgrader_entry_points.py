@@ -65,6 +65,6 @@ def test_nbgrader_generate_feedback_shows_no_hidden_test(course: Path) -> None:
     hidden = {line for cell in source.cells for line in hidden_lines(cell.source) if len(line) > 12}
     hidden -= {line for line in hidden if line in public}  # shown anyway: the learners' version, ada's code
     assert hidden and not [line for line in hidden if line in text]
-    assert re.search(r"Score:\s*19(\.0)?\s*/\s*19", text), "the instructor's own answers score full marks"
+    assert re.search(r"Score:\s*24(\.0)?\s*/\s*24", text), "the instructor's own answers score full marks"
     assert "Content-Security-Policy" in page
     assert "onerror=" not in page and "<script" not in page.lower() and 'href="javascript:' not in page

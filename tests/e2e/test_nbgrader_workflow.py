@@ -88,11 +88,11 @@ def test_feedback_written_by_course_grade_is_released_through_nbgrader_exchange(
 
 def test_late_work_shows_the_same_score_in_the_summary_and_in_grades_csv(graded: Graded) -> None:
     rows = {row["student_id"]: row for row in csv_rows(graded.course.parent / "grades.csv")}
-    assert float(rows["ada"]["raw_score"]) == 19 and float(rows["ada"]["score"]) == 0, rows["ada"]
+    assert float(rows["ada"]["raw_score"]) == 24 and float(rows["ada"]["score"]) == 0, rows["ada"]
     mean = statistics.mean(float(row["score"]) for row in rows.values())
-    summary = re.search(rf"^{ASSIGNMENT}\s+2\s+19\s+([\d.]+)", graded.run.stdout, re.M)
+    summary = re.search(rf"^{ASSIGNMENT}\s+2\s+24\s+([\d.]+)", graded.run.stdout, re.M)
     assert summary and float(summary.group(1)) == mean, graded.run.stdout
-    assert re.search(r"ada\s+0/19", graded.run.stdout), "the progress line shows the raw score"
+    assert re.search(r"ada\s+0/24", graded.run.stdout), "the progress line shows the raw score"
 
 
 def test_a_submission_something_else_graded_since_is_graded_again(graded: Graded) -> None:

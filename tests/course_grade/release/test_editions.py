@@ -231,6 +231,24 @@ def test_the_edition_library_imports_without_the_key(edition: Path) -> None:
     assert keys and done.stdout.split() == [str(edition / "course_lib" / "__init__.py"), *keys], done.stderr
 
 
+def test_the_quiz_answers_follow_the_publish_switch(edition: Path) -> None:
+    """A quiz's answers are part of its assignment's key: present once published, and then the self-check grades
+    a click; absent while the assignment is open, and then it names the value to write instead."""
+    published_now = _published(edition)
+    for assignment in KEYS:
+        held = (edition / "course_lib" / "quiz_answers" / f"n{assignment}.py").exists()
+        assert held == (assignment in published_now), assignment
+    code = "from course_lib.quiz import feedback\nprint(feedback('01_envelope', 1, 'A'))"
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+                          env=_isolated(edition), cwd=edition, check=False)  # fmt: skip
+    if ASSIGNMENT in published_now:
+        assert done.stdout.startswith("1: not this one. The idea: "), done.stderr
+    else:
+        assert done.stdout.strip() == (
+            '1: write q1 = "A" in the answer cell below; the answers come with the published edition'
+        ), done.stderr
+
+
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("assignment", assignments())
 def test_run_all_of_a_learners_notebook_reaches_the_end_on_its_own_edition(

@@ -52,14 +52,14 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Run:
 @pytest.mark.xdist_group("course_grade")
 def test_a_correct_answer_without_its_test_cells_keeps_full_marks(graded: Run) -> None:
     found = scores(graded.db_url, Course.open(graded.course).course_id, ASSIGNMENT, ["deleted"])
-    assert found["deleted"] == (29.0, 29.0)
+    assert found["deleted"] == (35.0, 35.0)
 
 
 @pytest.mark.timeout(600)
 @pytest.mark.xdist_group("course_grade")
 def test_a_correct_answer_with_a_test_cell_moved_to_the_top_keeps_full_marks(graded: Run) -> None:
     found = scores(graded.db_url, Course.open(graded.course).course_id, ASSIGNMENT, ["moved"])
-    assert found["moved"] == (29.0, 29.0)
+    assert found["moved"] == (35.0, 35.0)
 
 
 def _cell(source: str, grade_id: str = "", test: bool = False, cell_id: str = "") -> dict[str, Any]:
