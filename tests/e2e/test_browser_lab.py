@@ -196,3 +196,22 @@ def test_the_pack_table_of_07_renders_as_html(browser: Browser, lab: Lab) -> Non
     html.scroll_into_view_if_needed()
     browser.screenshot("pack-table")
     browser.assert_no_errors()
+
+
+def test_the_quiz_self_check_of_01_answers_a_click(browser: Browser, lab: Lab) -> None:
+    """The checkpoint quiz's widget: click an option, press Check, read the verdict; the answer cell is untouched."""
+    name = "01_envelope.ipynb"
+    page = open_notebook(browser, lab, name)
+    quiz = output_of(run_cell(page, cell_holding(name, 'self_check("01_envelope")'))).locator(".course-quiz")
+    expect(quiz).to_be_visible(timeout=CLICK_MS)
+    radios = quiz.locator(".widget-radio-box")
+    radios.nth(0).get_by_text(re.compile(r"^C\. Two call envelopes")).click()  # question 1, the key's answer
+    radios.nth(1).get_by_text(re.compile(r"^B\. ")).click()  # question 3, not the key's answer
+    quiz.get_by_role("button", name="Check").click()
+    verdicts = quiz.locator(".widget-html").last
+    expect(verdicts).to_contain_text("1: right", timeout=CLICK_MS)
+    expect(verdicts).to_contain_text("2: not answered yet")
+    expect(verdicts).to_contain_text("3: not this one. The idea: dict(raw) is a shallow copy")
+    quiz.scroll_into_view_if_needed()
+    browser.screenshot("quiz-self-check")
+    browser.assert_no_errors()
