@@ -102,20 +102,21 @@ def runs(items, wanted):
 
 
 def summary(notebook):
-    # "A-C written, D-F not yet; 12/19 visible tests pass": each part's solution cells still holding their
-    # stub or not, and the test cells that ran without an error.
+    # "A-C written, D-F not yet, quiz not yet; 12/19 visible tests pass": each part's solution cells (and the
+    # checkpoint quiz's answer cell) still holding their stub or not, and the test cells that ran without an error.
     part, items, passed, tests = "", {}, 0, 0
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            heading = re.search(r"^#+ *Part ([A-Z0-9]+)", cell.source, re.MULTILINE)
-            part = heading.group(1) if heading else part
+            heading = re.search(r"^#+ *(?:Part ([A-Z0-9]+)|Checkpoint (quiz))", cell.source, re.MULTILINE)
+            part = (heading.group(1) or heading.group(2)) if heading else part
             continue
         marks = cell.metadata.get("nbgrader", {})
         if marks.get("solution"):
             label = part or marks.get("grade_id", "the exercise")
-            written = STUB not in cell.source
+            # a quiz's answer cell is written once none of its answers is still None
+            written = STUB not in cell.source and not re.search(r"^q[0-9]+ = None", cell.source, re.MULTILINE)
             before = items.get(label, (label, bool(part), True))
-            items[label] = (label, bool(part), before[2] and written)
+            items[label] = (label, bool(part) and label != "quiz", before[2] and written)
         elif marks.get("grade") and cell.cell_type == "code":
             tests += 1
             ran = cell.get("execution_count") is not None

@@ -153,9 +153,12 @@ def test_check_says_per_part_what_is_written_and_how_many_visible_tests_pass(tmp
     solved = copy.deepcopy(untouched)
     instructor = nbformat.read(GRADING / "source" / name / f"{name}.ipynb", as_version=4)
     solution = next(cell.source for cell in instructor.cells if cell_grade_id(cell) == "parse_envelope")
+    answers = next(cell.source for cell in instructor.cells if cell_grade_id(cell) == "quiz")
     for cell in solved.cells:
         if cell_grade_id(cell) == "parse_envelope":
             cell.source = solution
+        if cell_grade_id(cell) == "quiz":
+            cell.source = answers
     tests = [cell_grade_id(cell) for cell in untouched.cells if is_test(cell)]
     (tmp_path / "notebooks").mkdir()
     nbformat.write(untouched, tmp_path / "notebooks" / f"{name}.ipynb")
@@ -166,9 +169,8 @@ def test_check_says_per_part_what_is_written_and_how_many_visible_tests_pass(tmp
         [sys.executable, "-c", check, *paths], cwd=tmp_path, capture_output=True, text=True, timeout=300
     )
     lines = done.stdout.splitlines()
-    assert done.returncode == 0 and lines[0] == f"{name}: A-B not yet; 0/{len(tests)} visible tests pass", (
-        done
-    )
-    part_a = [test for test in tests if "parse_envelope" in test]
-    assert lines[1] == f"A_solved: A written, B not yet; {len(part_a)}/{len(tests)} visible tests pass"
+    untouched_line = f"{name}: A-B, quiz not yet; 0/{len(tests)} visible tests pass"
+    assert done.returncode == 0 and lines[0] == untouched_line, done
+    passing = [test for test in tests if "parse_envelope" in test or test.startswith("quiz_")]
+    assert lines[1] == f"A_solved: A, quiz written, B not yet; {len(passing)}/{len(tests)} visible tests pass"
     assert done.stderr.strip() == "", done.stderr  # no warning: the kernels talk over ipc, not plain TCP
