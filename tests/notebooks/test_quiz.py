@@ -95,7 +95,7 @@ def test_the_self_check_names_the_value_to_write_until_the_answers_are_published
     assert feedback("02_dispatcher", 1, 10).startswith("1: not this one. The idea: UTF-8")
     assert feedback("02_dispatcher", 6, ["C", "B", "A"]) == "6: right"
     assert feedback("02_dispatcher", 2, "Z") == '2: answer with one of "A", "B", "C", "D"'
-    monkeypatch.setattr("course_lib.quiz.answers", lambda notebook: None)
+    monkeypatch.setattr("course_lib.quiz.check.answers", lambda notebook: None)
     assert feedback("02_dispatcher", 2, "B") == (
         '2: write q2 = "B" in the answer cell below; the answers come with the published edition'
     )
