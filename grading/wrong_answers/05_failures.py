@@ -171,6 +171,14 @@ _SCHEMA_BLOCK = """    problems = check_args(arguments, tool.parameters)
         return reply(error="invalid arguments", problems=problems)
 """
 
+_ENUM_BLOCK = """    if "enum" in schema:
+        if not any(equal(value, option) for option in schema["enum"]):
+            shown = repr(value)
+            if len(shown) > 100:
+                shown = shown[:97] + "..."
+            out.append(f"{path}: {shown} is not one of {schema['enum']}")
+"""
+
 
 WRONG_ANSWERS = [
     # ---- Part A: check_args ----------------------------------------------------------------------------
@@ -714,5 +722,49 @@ WRONG_ANSWERS = [
         ),
         ("test_run_tool_call_confirm_copy",),
         breaks=B_CONFIRM_COPY,
+    ),
+    # ---- held-out wrong answers of a red-team check (issue 35), each caught by a hidden check added with it ----
+    WrongAnswer(
+        CHECK,
+        "tests additionalProperties with `not extra`: an empty schema {} refuses every extra key",
+        splice(
+            _CHECK_OK,
+            ('extra = schema.get("additionalProperties")', 'extra = schema.get("additionalProperties", True)'),
+            ("elif extra is False:", "elif not extra:"),
+        ),
+        ("test_check_args_objects",),
+        breaks=B_KEYS,
+    ),
+    WrongAnswer(
+        CHECK,
+        "checks required on a list or a string too: ['x'] lacks its required names",
+        splice(
+            _CHECK_OK,
+            (
+                '    if type(value) is dict:\n        out += [f"{path}.{k}: missing required argument"',
+                '    if type(value) in (dict, list, str):\n        out += [f"{path}.{k}: missing required argument"',
+            ),
+            ("        props = schema.get(", "    if type(value) is dict:\n        props = schema.get("),
+        ),
+        ("test_check_args_objects",),
+        breaks="apply `required`, `properties` and `additionalProperties` only to a `dict`",
+    ),
+    WrongAnswer(
+        CHECK,
+        "reports the enum problem last, after the problems of a dict's keys or a list's items",
+        splice(_CHECK_OK, (_ENUM_BLOCK, ""), ("    return out\n", _ENUM_BLOCK + "    return out\n")),
+        ("test_check_args_enum",),
+        breaks=B_RETURN,
+    ),
+    WrongAnswer(
+        TIGHTEN,
+        "tightens every tool with a numbers array, not only average",
+        "def tighten_average(toolbox):\n"
+        "    for tool_name in toolbox.names:\n"
+        '        numbers = toolbox[tool_name].parameters.get("properties", {}).get("numbers")\n'
+        "        if numbers is not None:\n"
+        '            numbers["minItems"] = 1\n',
+        ("test_tighten_average",),
+        breaks=B_TIGHTEN_NOTHING_ELSE,
     ),
 ]

@@ -586,4 +586,32 @@ WRONG_ANSWERS = [
         ("test_safe_arithmetic_allowed",),
         breaks=S_RETURN,
     ),
+    # ---- held-out wrong answers of a red-team check (issue 35), each caught by a hidden check added with it ----
+    WrongAnswer(
+        SAFE,
+        "strips only spaces, tabs and newlines: a no-break space around the expression is a syntax error",
+        splice(_SAFE_OK, ("expression.strip()", 'expression.strip(" \\t\\n")')),
+        ("test_safe_arithmetic_allowed",),
+        breaks=S_STRIP,
+    ),
+    WrongAnswer(
+        SAFE,
+        "turns only a SyntaxError from parsing into a ToolError: a lone surrogate's UnicodeEncodeError escapes",
+        splice(_SAFE_OK, ("except (SyntaxError, ValueError):", "except SyntaxError:")),
+        ("test_safe_arithmetic_messages",),
+        breaks=S_PARSE,
+    ),
+    WrongAnswer(
+        SAFE,
+        "names a refused binary operator with ast.dump: 'operator not allowed: Pow()'",
+        splice(
+            _SAFE_OK,
+            (
+                'raise ToolError(f"operator not allowed: {op}")',
+                'raise ToolError(f"operator not allowed: {ast.dump(node.op) if kind == \'BinOp\' else op}")',
+            ),
+        ),
+        ("test_safe_arithmetic_operators",),
+        breaks=S_BINOP,
+    ),
 ]

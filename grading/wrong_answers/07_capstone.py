@@ -1429,4 +1429,53 @@ class ChatAdapter:
         (*ADAPTER_TESTS, HARNESS),
         'return `final_turn(message.get("content"))` when no call comes of the message',
     ),
+    # ---- held-out wrong answers of a red-team check (issue 35), each caught by a hidden check added with it ----
+    WrongAnswer(
+        CANONICAL,
+        "falls back on TypeError and ValueError only: a deeply nested argument raises RecursionError",
+        splice(_CANONICAL_OK, ("except (TypeError, ValueError, RecursionError):", "except (TypeError, ValueError):")),
+        ("test_canonical",),
+        'return `name + " " + repr(arguments)` instead: never raise',
+    ),
+    WrongAnswer(
+        AUDIT,
+        "redacts a dict key but never clips it: a key longer than MAX_AUDIT_CHARS stays whole",
+        splice(
+            _AUDIT_OK,
+            (
+                "return {scrub(str(key)): scrub(item)",
+                'return {redact(str(key).encode("utf-8", errors="backslashreplace").decode("utf-8")): scrub(item)',
+            ),
+        ),
+        ("test_audit_entry_safe",),
+        "whose keys (turned into `str`) and values are made safe the same way",
+    ),
+    WrongAnswer(
+        AUDIT,
+        "writes anything else as its redacted repr(), never clipped: a long bytes value stays whole",
+        splice(_AUDIT_OK, ("return scrub(repr(value))", "return redact(repr(value))")),
+        ("test_audit_entry_safe",),
+        "make anything else safe as its `repr()`, made safe as a `str`",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "reads a message with text beside its calls as the final answer: the calls are lost",
+        splice(
+            _ADAPTER_OK,
+            (
+                '        if items:\n            return items\n        return final_turn(message.get("content"))\n',
+                '        if message.get("content") or not items:\n            return final_turn(message.get("content"))\n'
+                "        return items\n",
+            ),
+        ),
+        ("test_chat_adapter_every_call",),
+        "whatever the `finish_reason`",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "returns an empty turn when every call is of another type, instead of final_turn of its text",
+        splice(_ADAPTER_OK, ("        if items:\n            return items\n", '        if message.get("tool_calls"):\n            return items\n')),
+        ("test_chat_adapter_every_call",),
+        'return `final_turn(message.get("content"))` when no call comes of the message',
+    ),
 ]
