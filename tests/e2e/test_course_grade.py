@@ -30,7 +30,7 @@ import course_lib
 from course_grade.cli import main
 from course_grade.course import Course
 from course_grade.intake.files import fingerprint
-from course_grade.notebooks import read, write
+from course_grade.notebooks import read
 from course_grade.notes import KINDS, REVIEW_ONLY, load_notes
 from course_grade.run.costs import COSTS, read_costs
 from course_grade.score.gradebook import cell_scores, scores
@@ -44,6 +44,7 @@ from tests.support.grading_helpers import (
     fresh_course,
     sequential_scores,
     write_bad_zips,
+    write_class,
     zip_students,
 )
 from tests.support.report_helpers import parse
@@ -321,11 +322,9 @@ def test_a_submission_past_its_deadline_is_stopped_and_the_others_graded(tmp_pat
     instructor = read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     sleeper = copy.deepcopy(instructor)
     sleeper.cells.insert(0, new_code_cell("import time\ntime.sleep(600)"))  # past the cell timeout's cap too
-    for student, notebook in [("solution", instructor), ("slow", sleeper)]:
-        (tmp_path / "pack" / student / ASSIGNMENT).mkdir(parents=True)
-        write(notebook, tmp_path / "pack" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    pack = write_class(tmp_path / "pack", ASSIGNMENT, {"solution": instructor, "slow": sleeper})
     run = course_grade(
-        course, "autograde", str(tmp_path / "pack"), ASSIGNMENT, "--jobs", "2", "--submission-timeout", "10",
+        course, "autograde", str(pack), ASSIGNMENT, "--jobs", "2", "--submission-timeout", "10",
         cwd=tmp_path,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]

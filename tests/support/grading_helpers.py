@@ -7,9 +7,13 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from nbformat import NotebookNode
+
+from course_grade.notebooks import write
 from course_grade.pipeline import copy_course
 from course_grade.score.gradebook import cell_scores
 from grading.build_notebooks import GRADING, nbgrader_command, nbgrader_environment
@@ -45,6 +49,15 @@ def course_grade(course: Path, *args: str, cwd: Path | None = None) -> Run:
         cwd=cwd or course.parent, capture_output=True, text=True, env=nbgrader_environment(),
     )  # fmt: skip
     return Run(course, done.returncode, done.stdout, done.stderr)
+
+
+def write_class(pack: Path, assignment: str, notebooks: Mapping[str, NotebookNode]) -> Path:
+    """Write each student's notebook into `pack` as nbgrader takes submissions (`<student>/<assignment>/`)."""
+    for student, notebook in notebooks.items():
+        folder = pack / student / assignment
+        folder.mkdir(parents=True)
+        write(notebook, folder / f"{assignment}.ipynb")
+    return pack
 
 
 def nbgrader(course: Path, *args: str) -> None:

@@ -16,7 +16,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from course_grade.cells import visible
 from course_grade.course import Course
-from course_grade.notebooks import read, write
+from course_grade.notebooks import read
 from course_grade.notes import load_notes
 from course_grade.release.bundle import EditionError
 from course_grade.release.library import for_assignment, search_path
@@ -26,7 +26,7 @@ from course_grade.score.gradebook import cell_scores, scores
 from course_grade.score.hidden import hidden_lines
 from course_grade.score.trusted.runner import CellVerdict, NotebookVerdict
 from grading.wrong_answers import published
-from tests.support.grading_helpers import Run, course_grade, fresh_course
+from tests.support.grading_helpers import Run, course_grade, fresh_course, write_class
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("course_grade")]
 
@@ -70,13 +70,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run, dict[st
     class_ |= {name: _with_cell(solution, graded_cell, code) for name, code in REACHES.items()}
     wrong = {f"wrong{n:02d}": answer for n, answer in enumerate(published(ASSIGNMENT))}
     class_ |= {name: _with_cell(solution, answer.cell, answer.code) for name, answer in wrong.items()}
-    for student, notebook in class_.items():
-        folder = root / "pack" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        write(notebook, folder / f"{ASSIGNMENT}.ipynb")
-    run = course_grade(
-        course, "run", str(root / "pack"), ASSIGNMENT, "--jobs", "2", "--sandbox", "on", cwd=root
-    )
+    pack = write_class(root / "pack", ASSIGNMENT, class_)
+    run = course_grade(course, "run", str(pack), ASSIGNMENT, "--jobs", "2", "--sandbox", "on", cwd=root)
     assert run.returncode == 0, run.stderr
     return root, run, {name: ",".join(answer.fails) for name, answer in wrong.items()}
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from course_grade.course import Course
-from course_grade.notebooks import read, write
+from course_grade.notebooks import read
 from course_grade.notes import load_notes
 from course_grade.score.gradebook import scores
-from tests.support.grading_helpers import Run, course_grade, csv_rows, fresh_course
+from tests.support.grading_helpers import Run, course_grade, csv_rows, fresh_course, write_class
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("course_grade")]
 
@@ -36,11 +36,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
     blanker = read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     first_solution = next(c for c in blanker.cells if c.metadata.get("nbgrader", {}).get("solution"))
     first_solution.source = HOOK + first_solution.source
-    for student, notebook in [("honest", solution), ("skipper", skipper), ("blanker", blanker)]:
-        folder = root / "pack" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        write(notebook, folder / f"{ASSIGNMENT}.ipynb")
-    run = course_grade(course, "run", str(root / "pack"), ASSIGNMENT, "--jobs", "2", cwd=root)
+    pack = write_class(
+        root / "pack", ASSIGNMENT, {"honest": solution, "skipper": skipper, "blanker": blanker}
+    )
+    run = course_grade(course, "run", str(pack), ASSIGNMENT, "--jobs", "2", cwd=root)
     assert run.returncode == 0, run.stderr
     return root, run
 
