@@ -5,6 +5,7 @@ A notebook is read as its JSON (plain dicts and lists): reading it through nbfor
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 Notebook = dict[str, Any]
@@ -30,14 +31,24 @@ def is_test(cell: Any) -> bool:
     return bool(nbgrader.get("grade")) and not nbgrader.get("solution")
 
 
-QUIZ = "quiz"
-"""The grade_id of a checkpoint quiz's answer cell; its tests are `quiz_q1`, `quiz_q2`, ... (grading/quiz_cells.py)."""
+def quiz_id(assignment: str) -> str:
+    """The grade_id of `assignment`'s checkpoint quiz answer cell, `quiz_01`; its tests are `quiz_01_q1`, ...
+
+    The notebook's number is in it: nbgrader matches cells by grade_id, so a notebook of another assignment
+    submitted in its place must match none of them (grading/quiz_cells.py writes the cells).
+    """
+    return "quiz_" + assignment[:2]
+
+
+def is_quiz_answer(grade_id: str) -> bool:
+    """True for a checkpoint quiz's answer cell (`quiz_01`)."""
+    return re.fullmatch(r"quiz_[0-9]{2}", grade_id) is not None
 
 
 def is_quiz(grade_id: str) -> bool:
     """True for a checkpoint quiz's answer cell or one of its test cells: values, not code anyone writes alike by
     chance (left out of the similarity review)."""
-    return grade_id == QUIZ or grade_id.startswith(QUIZ + "_q")
+    return re.fullmatch(r"quiz_[0-9]{2}(_q[0-9]+)?", grade_id) is not None
 
 
 def visible(source: str) -> str:

@@ -193,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         path = SOURCE / name / f"{name}.ipynb"
         if args.check and quiz_cells.stale(path):
-            problems.append(f"{name}: its checkpoint quiz differs from course_lib.quiz (python3 course.py build)")
+            problems.append(
+                f"{name}: its checkpoint quiz differs from course_lib.quiz (python3 course.py build)"
+            )
         elif not args.check:
             quiz_cells.update(path)
         first = execute(path)

@@ -6,9 +6,10 @@ replaces the notebook's `## Checkpoint quiz` markdown cell (and the quiz cells a
 
 1. the questions, in markdown, with no answer (`quiz`);
 2. the self-check, `self_check("01_envelope")`: widgets in JupyterLab, one fixed line headless (`quiz-self-check`);
-3. the answer cell, an nbgrader solution cell with grade_id `quiz` holding `q1 = "C"`, ... (the learners'
-   version holds `q1 = None`, see `course_grade.release.stubs.quiz_stub`);
-4. one test cell per question (`quiz_q1`, 1 point): a visible check of the answer's form, and a hidden check of
+3. the answer cell, an nbgrader solution cell with grade_id `quiz_01` (the notebook's number: see
+   `course_grade.cells.quiz_id`) holding `q1 = "C"`, ... (the learners' version holds `q1 = None`, see
+   `course_grade.release.stubs.quiz_stub`);
+4. one test cell per question (`quiz_01_q1`, 1 point): a visible check of the answer's form, and a hidden check of
    its value under a `# rule:` comment naming the idea, shown to a learner who misses it (never the value).
 """
 
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from course_grade.cells import QUIZ
+from course_grade.cells import quiz_id
 from course_lib.quiz import QUIZZES, Key, Question, answers
 
 HEADING = "## Checkpoint quiz"
@@ -88,7 +89,7 @@ def wrong_answer_cells(notebook: str) -> list[tuple[str, str, tuple[str, ...]]]:
     """(why, answer cell source, grade_ids of the tests it must fail) for the quiz's published wrong answers."""
     questions, keys = QUIZZES[notebook], answers(notebook)
     assert keys is not None, f"{notebook}: its quiz key is missing"
-    tests = tuple(f"{QUIZ}_q{number}" for number in range(1, len(questions) + 1))
+    tests = tuple(f"{quiz_id(notebook)}_q{number}" for number in range(1, len(questions) + 1))
     found = [
         (
             "leaves every question of the quiz unanswered (None)",
@@ -157,7 +158,9 @@ def cells(notebook: str) -> list[nbformat.NotebookNode]:
             id="quiz-self-check",
         ),
         nbformat.v4.new_code_cell(
-            _answer_cell(questions, keys), id="quiz-answers", metadata=_nbgrader(QUIZ, solution=True)
+            _answer_cell(questions, keys),
+            id="quiz-answers",
+            metadata=_nbgrader(quiz_id(notebook), solution=True),
         ),
     ]
     for number, (question, key) in enumerate(zip(questions, keys, strict=True), start=1):
@@ -165,7 +168,7 @@ def cells(notebook: str) -> list[nbformat.NotebookNode]:
             nbformat.v4.new_code_cell(
                 _test_cell(number, question, key),
                 id=f"quiz-q{number}",
-                metadata=_nbgrader(f"{QUIZ}_q{number}", points=1),
+                metadata=_nbgrader(f"{quiz_id(notebook)}_q{number}", points=1),
             )
         )
     return made

@@ -16,7 +16,7 @@ from typing import Any
 
 from nbgrader.preprocessors import ClearSolutions  # type: ignore[import-untyped]
 
-from course_grade.cells import QUIZ
+from course_grade.cells import is_quiz_answer
 
 EXERCISE = "{exercise} is not written yet: write it in this cell, run the cell, then run its tests"
 """The message of the learners' stub; {exercise} becomes "Part A: parse_envelope" (see NamedStubs)."""
@@ -58,7 +58,7 @@ class NamedStubs(ClearSolutions):  # type: ignore[misc]
     def preprocess_cell(self, cell: Any, resources: Any, index: int) -> tuple[Any, Any]:
         """Clear one cell; name the exercise in its stub and tag graded cells raises-exception."""
         marks = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and marks.get("solution") and marks.get("grade_id") == QUIZ:
+        if cell.cell_type == "code" and marks.get("solution") and is_quiz_answer(marks.get("grade_id", "")):
             cell.source = quiz_stub(cell.source)  # runs as it is: no stub to raise, no tag
             return cell, resources
         cell, resources = super().preprocess_cell(cell, resources, index)

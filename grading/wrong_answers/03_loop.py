@@ -429,9 +429,7 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHAT,
         "always asks for MODEL, ignoring the model it was given",
-        splice(
-            _CHAT_OK, ('request["model"] = model if model else MODEL', 'request["model"] = MODEL')
-        ),
+        splice(_CHAT_OK, ('request["model"] = model if model else MODEL', 'request["model"] = MODEL')),
         ("test_chat_loop_one_call",),
         breaks=A_BODY,
     ),
@@ -463,7 +461,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHAT,
         'sends model "" as given instead of MODEL',
-        splice(_CHAT_OK, ('request["model"] = model if model else MODEL', 'request["model"] = MODEL if model is None else model')),
+        splice(
+            _CHAT_OK,
+            (
+                'request["model"] = model if model else MODEL',
+                'request["model"] = MODEL if model is None else model',
+            ),
+        ),
         ("test_chat_loop_one_call",),
         breaks=A_BODY,
     ),
@@ -473,9 +477,11 @@ WRONG_ANSWERS = [
         splice(
             _CHAT_OK,
             (
-                '        request["tools"] = [{"type": "function", "function": toolbox[name].declaration()} for name in names]\n',
-                '        if names:\n'
-                '            request["tools"] = [{"type": "function", "function": toolbox[name].declaration()} for name in names]\n',
+                '        request["tools"] = [{"type": "function", "function": toolbox[name].declaration()}'
+                " for name in names]\n",
+                "        if names:\n"
+                '            request["tools"] = [{"type": "function", "function": toolbox[name].declaration()}'
+                " for name in names]\n",
             ),
         ),
         ("test_chat_loop_one_call",),
@@ -484,14 +490,22 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHAT,
         "replays the assistant turn without its keys whose value is None",
-        splice(_CHAT_OK, ("        history.append(turn)\n", "        history.append({k: v for k, v in turn.items() if v is not None})\n")),
+        splice(
+            _CHAT_OK,
+            (
+                "        history.append(turn)\n",
+                "        history.append({k: v for k, v in turn.items() if v is not None})\n",
+            ),
+        ),
         ("test_chat_loop_replay",),
         breaks=A_REPLAY,
     ),
     WrongAnswer(
         CHAT,
         "returns the content whenever the message has text, even beside tool calls",
-        splice(_CHAT_OK, ("        if not tool_calls:\n", "        if not tool_calls or turn.get(\"content\"):\n")),
+        splice(
+            _CHAT_OK, ("        if not tool_calls:\n", '        if not tool_calls or turn.get("content"):\n')
+        ),
         ("test_chat_loop_zero_calls",),
         breaks=A_TEXT,
     ),
@@ -500,8 +514,10 @@ WRONG_ANSWERS = [
         "treats only an absent tool_calls as no calls: tool_calls None or [] goes round again",
         splice(
             _CHAT_OK,
-            ('        tool_calls = turn.get("tool_calls")\n        if not tool_calls:\n',
-             '        tool_calls = turn.get("tool_calls")\n        if "tool_calls" not in turn:\n'),
+            (
+                '        tool_calls = turn.get("tool_calls")\n        if not tool_calls:\n',
+                '        tool_calls = turn.get("tool_calls")\n        if "tool_calls" not in turn:\n',
+            ),
             ("        for tool_call in tool_calls:\n", "        for tool_call in tool_calls or []:\n"),
         ),
         ("test_chat_loop_zero_calls",),
@@ -510,8 +526,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         CHAT,
         "adds each trace entry as a list instead of a tuple",
-        splice(_CHAT_OK, ('trace.append((step, function["name"], function["arguments"], output))',
-                          'trace.append([step, function["name"], function["arguments"], output])')),
+        splice(
+            _CHAT_OK,
+            (
+                'trace.append((step, function["name"], function["arguments"], output))',
+                'trace.append([step, function["name"], function["arguments"], output])',
+            ),
+        ),
         ("test_chat_loop_trace",),
         breaks=A_TRACE,
     ),
@@ -520,10 +541,12 @@ WRONG_ANSWERS = [
         "raises as soon as request max_steps asks for tools, without running its calls",
         splice(
             _CHAT_OK,
-            ("        for tool_call in tool_calls:\n",
-             "        if step == max_steps:\n"
-             '            raise MaxStepsExceeded(f"gave up after {max_steps} requests", trace)\n'
-             "        for tool_call in tool_calls:\n"),
+            (
+                "        for tool_call in tool_calls:\n",
+                "        if step == max_steps:\n"
+                '            raise MaxStepsExceeded(f"gave up after {max_steps} requests", trace)\n'
+                "        for tool_call in tool_calls:\n",
+            ),
         ),
         ("test_chat_loop_last_turn",),
         breaks=A_LAST_TURN,
@@ -531,7 +554,13 @@ WRONG_ANSWERS = [
     WrongAnswer(
         RESPONSES,
         'sends model "" as given instead of MODEL',
-        splice(_RESPONSES_OK, ('request["model"] = model if model else MODEL', 'request["model"] = MODEL if model is None else model')),
+        splice(
+            _RESPONSES_OK,
+            (
+                'request["model"] = model if model else MODEL',
+                'request["model"] = MODEL if model is None else model',
+            ),
+        ),
         ("test_responses_loop_one_call",),
         breaks=B_BODY,
     ),
@@ -540,8 +569,10 @@ WRONG_ANSWERS = [
         "returns the text of a message item even when the output also holds function calls",
         splice(
             _RESPONSES_OK,
-            ("        if not function_calls:\n",
-             '        if not function_calls or any(item["type"] == "message" for item in output):\n'),
+            (
+                "        if not function_calls:\n",
+                '        if not function_calls or any(item["type"] == "message" for item in output):\n',
+            ),
         ),
         ("test_responses_loop_parallel",),
         breaks=B_RUN,
@@ -551,11 +582,13 @@ WRONG_ANSWERS = [
         "replays the reasoning and function_call items of the output only, dropping a message item beside them",
         splice(
             _RESPONSES_OK,
-            ("        for item in output:\n            history.append(item)\n",
-             "        for item in output:\n"
-             '            if item["type"] in ("reasoning", "function_call") or not any(\n'
-             '                    i["type"] == "function_call" for i in output):\n'
-             "                history.append(item)\n"),
+            (
+                "        for item in output:\n            history.append(item)\n",
+                "        for item in output:\n"
+                '            if item["type"] in ("reasoning", "function_call") or not any(\n'
+                '                    i["type"] == "function_call" for i in output):\n'
+                "                history.append(item)\n",
+            ),
         ),
         ("test_responses_loop_reasoning",),
         breaks=B_REPLAY,

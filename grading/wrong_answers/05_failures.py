@@ -729,7 +729,10 @@ WRONG_ANSWERS = [
         "tests additionalProperties with `not extra`: an empty schema {} refuses every extra key",
         splice(
             _CHECK_OK,
-            ('extra = schema.get("additionalProperties")', 'extra = schema.get("additionalProperties", True)'),
+            (
+                'extra = schema.get("additionalProperties")',
+                'extra = schema.get("additionalProperties", True)',
+            ),
             ("elif extra is False:", "elif not extra:"),
         ),
         ("test_check_args_objects",),

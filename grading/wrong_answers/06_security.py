@@ -608,7 +608,7 @@ WRONG_ANSWERS = [
             _SAFE_OK,
             (
                 'raise ToolError(f"operator not allowed: {op}")',
-                'raise ToolError(f"operator not allowed: {ast.dump(node.op) if kind == \'BinOp\' else op}")',
+                "raise ToolError(f\"operator not allowed: {ast.dump(node.op) if kind == 'BinOp' else op}\")",
             ),
         ),
         ("test_safe_arithmetic_operators",),

@@ -1433,7 +1433,10 @@ class ChatAdapter:
     WrongAnswer(
         CANONICAL,
         "falls back on TypeError and ValueError only: a deeply nested argument raises RecursionError",
-        splice(_CANONICAL_OK, ("except (TypeError, ValueError, RecursionError):", "except (TypeError, ValueError):")),
+        splice(
+            _CANONICAL_OK,
+            ("except (TypeError, ValueError, RecursionError):", "except (TypeError, ValueError):"),
+        ),
         ("test_canonical",),
         'return `name + " " + repr(arguments)` instead: never raise',
     ),
@@ -1464,7 +1467,8 @@ class ChatAdapter:
             _ADAPTER_OK,
             (
                 '        if items:\n            return items\n        return final_turn(message.get("content"))\n',
-                '        if message.get("content") or not items:\n            return final_turn(message.get("content"))\n'
+                '        if message.get("content") or not items:\n'
+                '            return final_turn(message.get("content"))\n'
                 "        return items\n",
             ),
         ),
@@ -1474,7 +1478,13 @@ class ChatAdapter:
     WrongAnswer(
         ADAPTER,
         "returns an empty turn when every call is of another type, instead of final_turn of its text",
-        splice(_ADAPTER_OK, ("        if items:\n            return items\n", '        if message.get("tool_calls"):\n            return items\n')),
+        splice(
+            _ADAPTER_OK,
+            (
+                "        if items:\n            return items\n",
+                '        if message.get("tool_calls"):\n            return items\n',
+            ),
+        ),
         ("test_chat_adapter_every_call",),
         'return `final_turn(message.get("content"))` when no call comes of the message',
     ),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import NamedTuple
 
-from course_grade.cells import QUIZ
+from course_grade.cells import quiz_id
 
 
 class WrongAnswer(NamedTuple):
@@ -51,4 +51,7 @@ def quiz_wrong_answers(assignment: str) -> list[WrongAnswer]:
     each question the key with that one answer wrong (it loses that question's point only)."""
     from grading.quiz_cells import wrong_answer_cells  # noqa: PLC0415 - the quiz reads course_lib only when asked
 
-    return [WrongAnswer(QUIZ, why, code, fails) for why, code, fails in wrong_answer_cells(assignment)]
+    return [
+        WrongAnswer(quiz_id(assignment), why, code, fails)
+        for why, code, fails in wrong_answer_cells(assignment)
+    ]

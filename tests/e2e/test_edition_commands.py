@@ -153,11 +153,11 @@ def test_check_says_per_part_what_is_written_and_how_many_visible_tests_pass(tmp
     solved = copy.deepcopy(untouched)
     instructor = nbformat.read(GRADING / "source" / name / f"{name}.ipynb", as_version=4)
     solution = next(cell.source for cell in instructor.cells if cell_grade_id(cell) == "parse_envelope")
-    answers = next(cell.source for cell in instructor.cells if cell_grade_id(cell) == "quiz")
+    answers = next(cell.source for cell in instructor.cells if cell_grade_id(cell) == "quiz_01")
     for cell in solved.cells:
         if cell_grade_id(cell) == "parse_envelope":
             cell.source = solution
-        if cell_grade_id(cell) == "quiz":
+        if cell_grade_id(cell) == "quiz_01":
             cell.source = answers
     tests = [cell_grade_id(cell) for cell in untouched.cells if is_test(cell)]
     (tmp_path / "notebooks").mkdir()

@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_grade.cells import QUIZ, is_quiz
+from course_grade.cells import is_quiz, is_quiz_answer, quiz_id
 from course_grade.score.hidden import verdict_at
 from course_lib.quiz import QUIZZES, answers, feedback
 from grading import quiz_cells
@@ -25,8 +25,10 @@ def _cells(path: Path) -> tuple[str, dict[str, str]]:
     """The quiz's answer cell and its test cells (grade_id -> source) of the notebook at `path`."""
     cells = nbformat.read(path, as_version=4).cells
     marks = [(cell.metadata.get("nbgrader", {}).get("grade_id", ""), cell.source) for cell in cells]
-    answer = next(source for grade_id, source in marks if grade_id == QUIZ)
-    return answer, {grade_id: source for grade_id, source in marks if is_quiz(grade_id) and grade_id != QUIZ}
+    answer = next(source for grade_id, source in marks if is_quiz_answer(grade_id))
+    return answer, {
+        grade_id: source for grade_id, source in marks if is_quiz(grade_id) and not is_quiz_answer(grade_id)
+    }
 
 
 def _failures(answer: str, tests: dict[str, str]) -> dict[str, str | None]:
@@ -75,7 +77,7 @@ def test_a_wrong_value_loses_its_point_only_and_its_feedback_names_the_idea_not_
         failures = _failures(wrong.code, tests)
         assert set(failures) == set(wrong.fails), wrong.why
         (grade_id,) = wrong.fails
-        key = keys[int(grade_id.removeprefix(f"{QUIZ}_q")) - 1]
+        key = keys[int(grade_id.removeprefix(f"{quiz_id(name)}_q")) - 1]
         line = str(failures[grade_id])
         assert line.startswith("hidden test 1 of 1 failed (AssertionError); the rule it checks: "), line
         assert key.rule in line and repr(key.value) not in line and f'"{key.value}"' not in line
