@@ -55,8 +55,10 @@ def inspect_submission(
             notes.append(problem)
         else:
             assert notebook is not None
-            gradable.append(name)
-            notes += compare_cells(notebook, definition, elsewhere)
+            found = compare_cells(notebook, definition, elsewhere)
+            if not any(note.kind == "other-assignment" for note in found):
+                gradable.append(name)  # another assignment's notebook is not run: nothing of it can count
+            notes += found
     if strangers and all(name in present for name in expected):
         listed = ", ".join(f"{name}.ipynb" for name in strangers)
         notes.append(Note("renamed", f"{listed} is not a notebook of this assignment and was not graded."))
@@ -112,8 +114,8 @@ def compare_cells(
         return [
             Note(
                 "other-assignment",
-                f"{name} is not this assignment's notebook: it looks like {owner}.ipynb. The tests of this "
-                "assignment were put back and run against it, and nothing else of it counts.",
+                f"{name} is not this assignment's notebook: it looks like {owner}.ipynb, so it was not run "
+                "and scored 0. Submit this assignment's notebook under this name.",
             )
         ]
     duplicated = sorted(

@@ -4,8 +4,9 @@
 
 writes `PACK/<student>/<assignment>/...` in nbgrader's submitted layout, one student per case, then
 `course-grade run PACK <assignment> --sandbox on` grades it. Every case states what its learner must get
-with the sandbox on: the score ("full", "zero", or "first": the points of the first exercise's tests, for
-cases that break only the second exercise) and the kinds of notes (see `course_grade.notes`).
+with the sandbox on: the score ("full", "zero", "first": the points of the first exercise's tests and the
+quiz's, for cases that break only the second exercise, "first-only" when that also loses the kernel, so nothing
+after it runs, or "second") and the kinds of notes (see `course_grade.notes`).
 An attack (course_grade/selftest/attacks.py) scores what the same notebook scores without it. Without the sandbox
 some cases get other notes, and the attacks on classmates reach every grading run of the machine. The
 pack is built, never stored: nothing here is a binary blob. Its cases are data (`course_grade.selftest.recipes`),
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from course_grade.cells import cell_grade_id, is_test
+from course_grade.cells import cell_grade_id, is_quiz, is_test
 from course_grade.course import REPOSITORY_COURSE, Course
 from course_grade.notebooks import node, read, write
 from course_grade.release.bundle import EditionError
@@ -53,6 +54,15 @@ def first_exercise_points(notebook: Notebook) -> float:
         if seen == 1 and nbgrader.get("grade") and not nbgrader.get("solution"):
             points += float(nbgrader.get("points", 0))
     return points
+
+
+def quiz_points(notebook: Notebook) -> float:
+    """The points of the checkpoint quiz's test cells (every case of the pack keeps the instructor's answers)."""
+    return sum(
+        float(cell.metadata["nbgrader"].get("points", 0))
+        for cell in notebook.cells
+        if is_quiz(cell_grade_id(cell)) and cell.metadata["nbgrader"].get("grade")
+    )
 
 
 def _edit(notebook: Notebook, grade_id: str, change: Callable[[str], str]) -> Notebook:
@@ -233,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     course = Course.open(args.course)
     assignment = args.assignment or course.assignments()[0]
     for case in write_pack(course, assignment, args.pack):
-        print(f"{case.student:24} {case.score:5} {','.join(case.kinds):18} {case.what}")
+        print(f"{case.student:24} {case.score:10} {','.join(case.kinds):18} {case.what}")
     return 0
 
 

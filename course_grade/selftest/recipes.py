@@ -39,7 +39,9 @@ class Case:
     what: str
     """What the submission does."""
     score: str
-    """"full", "zero", "first" (the points of the first exercise's tests) or "second" (all but those)."""
+    """"full", "zero", "first" (the points of the first exercise's tests and the quiz's, whose answers every case
+    keeps as the key's), "first-only" (the first exercise's alone: the kernel is lost in the second exercise, so
+    nothing after it runs) or "second" (all but the first exercise's)."""
     kinds: tuple[str, ...] = ()
     """The kinds of notes the learner must get."""
 
@@ -124,11 +126,12 @@ RECIPES: tuple[Recipe, ...] = (
     _R(Case("partial", "solves the first exercise only", "first"), cell="second", replace="{stub}"),
     _R(Case("infinite-loop", "loops forever in the second exercise", "first", ("timeout",)),
        cell="second", before="while True:\n    pass"),
-    _R(Case("ignores-interrupt", "loops forever ignoring SIGINT in the second exercise", "first",
+    _R(Case("ignores-interrupt", "loops forever ignoring SIGINT in the second exercise", "first-only",
             ("timeout", "unstoppable")), cell="second", before=IGNORES_INTERRUPT),
     _R(Case("sys-exit", "calls sys.exit() in the second exercise", "first", ("exit",)),
        cell="second", before="import sys\nsys.exit(1)"),
-    _R(Case("kernel-dies", "kills its kernel with os._exit in the second exercise", "first", ("kernel-died",)),
+    _R(Case("kernel-dies", "kills its kernel with os._exit in the second exercise", "first-only",
+            ("kernel-died",)),
        cell="second", before="import os\nos._exit(1)"),
     _R(Case("kills-grader", "kills the process grading it (in the sandbox, none is in reach)", "full",
             ("flagged",)), cell="second", before="import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"),

@@ -35,7 +35,7 @@ from course_grade.notes import KINDS, REVIEW_ONLY, load_notes
 from course_grade.run.costs import COSTS, read_costs
 from course_grade.score.gradebook import cell_scores, scores
 from course_grade.selftest.attacks import MARKER
-from course_grade.selftest.hostile import ODD_ID, Case, first_exercise_points, write_pack
+from course_grade.selftest.hostile import ODD_ID, Case, first_exercise_points, quiz_points, write_pack
 from tests.support.grading_helpers import (
     BAD_ZIPS,
     Run,
@@ -81,6 +81,11 @@ class Graded:
     course_before: dict[str, str]
     full: float
     first: float
+    """What a submission whose first exercise alone is solved scores: its tests and the quiz, kept as the key."""
+    first_only: float
+    """The first exercise's tests alone: what a submission scores when its kernel is lost in the second."""
+    second: float
+    """What a submission whose first exercise alone is broken scores."""
     knocks: int
     """Connections the loopback listener accepted while the class was graded."""
     library_before: str
@@ -119,7 +124,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
     instructor = read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     with Gradebook(run.db_url) as gradebook:
         full = float(gradebook.find_assignment(ASSIGNMENT).max_score)
-    return Graded(root, run, cases, before, full, first_exercise_points(instructor), knocks, library)
+    first, quiz = first_exercise_points(instructor), quiz_points(instructor)
+    return Graded(root, run, cases, before, full, first + quiz, first, full - first, knocks, library)
 
 
 def _library() -> str:
@@ -152,7 +158,10 @@ def test_the_run_finishes_with_status_zero(graded: Graded) -> None:
 def test_each_learner_gets_the_score_of_their_case(graded: Graded, student: str) -> None:
     """Every attack scores what the same notebook without it scores."""
     case = graded.cases[student]
-    shares = {"full": graded.full, "zero": 0.0, "first": graded.first, "second": graded.full - graded.first}
+    shares = {
+        "full": graded.full, "zero": 0.0, "first": graded.first, "first-only": graded.first_only,
+        "second": graded.second,
+    }  # fmt: skip
     expected = shares[case.score]
     assert graded.score(student) == expected, case.what
 
