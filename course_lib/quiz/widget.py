@@ -41,18 +41,20 @@ def self_check(notebook: str) -> Any:
     inputs: list[tuple[Question, Any]] = []
     rows = []
     for number, question in enumerate(questions, start=1):
-        rows.append(widgets.HTML(f"<b>{number}.</b> {_inline(question.text)}"))
-        labelled = [
-            f"{letter}. {_plain(text)}"
-            for letter, text in zip(question.letters, question.options, strict=True)
-        ]
-        if question.kind == "choice":
-            field = widgets.RadioButtons(
-                options=list(zip(labelled, question.letters, strict=True)), value=None
-            )
+        rows.append(widgets.HTML(_question_html(number, question), layout=widgets.Layout(width="100%")))
+        if question.kind == "choice":  # the options are read above; the buttons carry their letters only
+            field = widgets.ToggleButtons(
+                options=list(question.letters), value=None, tooltips=[_plain(o) for o in question.options],
+                style={"button_width": "3em"},
+            )  # fmt: skip
         elif question.kind == "choices":
-            field = widgets.VBox(
-                [widgets.Checkbox(description=label, value=False, indent=False) for label in labelled]
+            field = widgets.HBox(
+                [
+                    widgets.Checkbox(
+                        description=letter, value=False, indent=False, layout=widgets.Layout(width="4em")
+                    )
+                    for letter in question.letters
+                ]
             )
         else:
             field = widgets.Text(placeholder="a whole number")
@@ -72,6 +74,18 @@ def self_check(notebook: str) -> Any:
     box = widgets.VBox([*rows, button, verdicts])
     box.add_class("course-quiz")
     return box
+
+
+def _question_html(number: int, question: Question) -> str:
+    """A question and its lettered options as HTML (they wrap, and code reads as code)."""
+    options = "".join(
+        f"<li><b>{letter}.</b> {_inline(text)}</li>"
+        for letter, text in zip(question.letters, question.options, strict=True)
+    )
+    listed = (
+        f'<ul style="list-style: none; padding-left: 1em; margin: 0.2em 0">{options}</ul>' if options else ""
+    )
+    return f'<div style="white-space: normal"><b>{number}.</b> {_inline(question.text)}{listed}</div>'
 
 
 def _read(question: Question, field: Any) -> object:

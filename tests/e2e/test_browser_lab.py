@@ -204,9 +204,10 @@ def test_the_quiz_self_check_of_01_answers_a_click(browser: Browser, lab: Lab) -
     page = open_notebook(browser, lab, name)
     quiz = output_of(run_cell(page, cell_holding(name, 'self_check("01_envelope")'))).locator(".course-quiz")
     expect(quiz).to_be_visible(timeout=CLICK_MS)
-    radios = quiz.locator(".widget-radio-box")
-    radios.nth(0).get_by_text(re.compile(r"^C\. Two call envelopes")).click()  # question 1, the key's answer
-    radios.nth(1).get_by_text(re.compile(r"^B\. ")).click()  # question 3, not the key's answer
+    expect(quiz).to_contain_text("C. Two call envelopes, in the order of tool_calls, and no final envelope")
+    letters = quiz.locator(".widget-toggle-buttons")  # the choice questions' buttons: 1, 3 and 4
+    letters.nth(0).get_by_role("button", name="C", exact=True).click()  # question 1, the key's answer
+    letters.nth(1).get_by_role("button", name="B", exact=True).click()  # question 3, not the key's answer
     quiz.get_by_role("button", name="Check").click()
     verdicts = quiz.locator(".widget-html").last
     expect(verdicts).to_contain_text("1: right", timeout=CLICK_MS)
