@@ -706,4 +706,146 @@ WRONG_ANSWERS = [
         ("test_chat_message_to_envelopes_bad_json",),
         breaks=B_BAD_JSON,
     ),
+    # ---- a second red-team round (issue 35): held-out wrong answers, each caught by a hidden check added with it ----
+    WrongAnswer(
+        PARSE,
+        "checks the name with re.IGNORECASE on [a-z0-9_-]: the Kelvin sign and the long s fold to ASCII letters",
+        splice(_PARSE_OK, (_NAME_CHECK, 're.fullmatch(r"[a-z0-9_-]{1,64}", name, re.IGNORECASE)')),
+        ("test_parse_envelope_name",),
+        breaks=A_NAME,
+    ),
+    WrongAnswer(
+        PARSE,
+        "checks finiteness with math.isfinite on ints too: a very large int raises OverflowError",
+        splice(
+            _PARSE_OK,
+            ("    def copy_json(value, depth):\n", "    import math\n\n    def copy_json(value, depth):\n"),
+            (
+                'if type(value) is float and (value != value or value in (float("inf"), float("-inf"))):',
+                "if type(value) in (int, float) and not math.isfinite(value):",
+            ),
+        ),
+        ("test_parse_envelope_json_values",),
+        breaks=A_JSON,
+    ),
+    WrongAnswer(
+        PARSE,
+        "strips a hand-written list of spaces (ASCII, no-break, em, ideographic) before the blank-id check",
+        splice(
+            _PARSE_OK,
+            (
+                "    if not call_id.strip():",
+                '    if not call_id.strip(" \\t\\n\\r\\x0b\\x0c\\u00a0\\u2003\\u3000"):',
+            ),
+        ),
+        ("test_parse_envelope_blank_id",),
+        breaks=A_ID,
+    ),
+    WrongAnswer(
+        PARSE,
+        "returns the id NFKC-normalised, so that look-alike ids compare equal",
+        splice(
+            _PARSE_OK,
+            (
+                _CALL_RETURN,
+                "import unicodedata\n    "
+                + _CALL_RETURN.replace("call_id,", 'unicodedata.normalize("NFKC", call_id),'),
+            ),
+        ),
+        ("test_parse_envelope_blank_id",),
+        breaks=A_ID,
+    ),
+    WrongAnswer(
+        PARSE,
+        "normalises the line endings of a final text: \\r\\n comes back as \\n",
+        splice(
+            _PARSE_OK,
+            (
+                'return {"kind": "final", "text": raw["text"]}',
+                'return {"kind": "final", "text": raw["text"].replace("\\r\\n", "\\n")}',
+            ),
+        ),
+        ("test_parse_envelope_branches",),
+        breaks=A_COPY,
+    ),
+    WrongAnswer(
+        PARSE,
+        "shortens the list of extra keys in its message to 40 characters, so a long extra key goes unnamed",
+        splice(
+            _PARSE_OK,
+            (
+                _EXTRA_CHECK,
+                "    if extra:\n        raise EnvelopeError(f\"unexpected: {', '.join(extra):.40}\")\n",
+            ),
+        ),
+        ("test_parse_envelope_messages",),
+        breaks=A_MESSAGES,
+    ),
+    WrongAnswer(
+        PARSE,
+        "counts every container it visits (a running total), not the nesting depth: 70 sibling lists are refused",
+        splice(
+            _PARSE_OK,
+            ("    def copy_json(value, depth):\n", "    seen = [0]\n\n    def copy_json(value, depth):\n"),
+            (
+                "        if type(value) in (dict, list) and depth > 64:",
+                "        if type(value) in (dict, list):\n            seen[0] += 1\n"
+                "        if type(value) in (dict, list) and seen[0] > 64:",
+            ),
+        ),
+        ("test_parse_envelope_depth",),
+        breaks=A_DEPTH,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "sorts the tool calls by id: call_10 comes before call_2",
+        splice(
+            _ADAPTER_OK,
+            ("    for call in calls:", '    for call in sorted(calls, key=lambda call: call["id"]):'),
+        ),
+        ("test_chat_message_to_envelopes_calls",),
+        breaks=B_EACH,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "collects the envelopes in a dict keyed by call id: two calls with the same id give one envelope",
+        splice(
+            _ADAPTER_OK,
+            ("    out = []", "    out = {}"),
+            (
+                'out.append({"kind": "call", "id": call["id"], "name": name, "arguments": arguments})',
+                'out[call["id"]] = {"kind": "call", "id": call["id"], "name": name, "arguments": arguments}',
+            ),
+            ("    return out\n", "    return list(out.values())\n"),
+        ),
+        ("test_chat_message_to_envelopes_calls",),
+        breaks=B_EACH,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "strips the function name, tidying what the model wrote",
+        splice(_ADAPTER_OK, ('name = call["function"]["name"]', 'name = call["function"]["name"].strip()')),
+        ("test_chat_message_to_envelopes_calls",),
+        breaks=B_BUILD,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "strips the call id, tidying what the model wrote",
+        splice(_ADAPTER_OK, ('"id": call["id"], "name": name', '"id": call["id"].strip(), "name": name')),
+        ("test_chat_message_to_envelopes_calls",),
+        breaks=B_BUILD,
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "decodes with json.loads(..., strict=False): a raw control character inside a string is accepted",
+        splice(
+            _ADAPTER_OK,
+            (
+                'json.loads(call["function"]["arguments"])',
+                'json.loads(call["function"]["arguments"], strict=False)',
+            ),
+        ),
+        ("test_chat_message_to_envelopes_bad_json",),
+        breaks=B_BAD_JSON,
+    ),
 ]
