@@ -143,6 +143,22 @@ _RECURSION_GUARD = (
     '        raise ValueError("nested too deeply") from None\n'
 )
 
+_STRICT_PARSE = (
+    'if not isinstance(raw, str):\n        raise TypeError("the request must be text")\n'
+    '    if len(raw.encode("utf-8")) > MAX_REQUEST_BYTES:\n        raise ValueError("request too large")\n'
+    "\n    def unique(pairs):\n        keys = [key for key, _ in pairs]\n"
+    '        if len(keys) != len(set(keys)):\n            raise ValueError("duplicate key")\n'
+    "        return dict(pairs)\n\n"
+    '    def no_constant(name):\n        raise ValueError(f"{name} is not JSON")\n\n'
+    "    def finite(text):\n"
+    '        if float(text) in (float("inf"), float("-inf")):\n            raise ValueError("number out of range")\n'
+    "        return float(text)\n\n"
+    "    try:\n        call = json.loads(raw, object_pairs_hook=unique, parse_constant=no_constant,"
+    " parse_float=finite)\n"
+    '    except RecursionError:\n        raise ValueError("nested too deeply") from None'
+)
+"""Part B's own copy of every check of the request text, correct, to splice a mistake into."""
+
 
 def _dispatch(*edits: tuple[str, str], parse: tuple[tuple[str, str], ...] = ()) -> str:
     """The correct parse_request and dispatch with mistakes spliced into either."""
@@ -686,5 +702,121 @@ WRONG_ANSWERS = [
         ),
         ("test_dispatch_with_handler", "test_dispatch_with_forbidden_still_refused"),
         breaks=B_ARGUMENTS,
+    ),
+    # ---- a second red-team round (issue 35): held-out wrong answers, each caught by a hidden check added with it ----
+    WrongAnswer(
+        DISPATCH,
+        "strips the text before parsing it: a no-break space or a form feed around the JSON value is dropped",
+        _dispatch(
+            parse=((_HOOKED_LOADS, _HOOKED_LOADS.replace("json.loads(raw,", "json.loads(raw.strip(),")),)
+        ),
+        ("test_dispatch_strict_json",),
+        breaks=A_ONE_VALUE,
+    ),
+    WrongAnswer(
+        DISPATCH,
+        "looks the tool up by name in course_lib.inventory, where stock_lookup lives, and runs what it finds",
+        _dispatch(
+            (
+                '    if call["name"] != "stock_lookup":\n        raise ValueError("unknown tool")\n',
+                "    import course_lib.inventory\n"
+                '    handler = getattr(course_lib.inventory, call["name"], None)'
+                ' if type(call["name"]) is str else None\n'
+                '    if not callable(handler):\n        raise ValueError("unknown tool")\n',
+            ),
+            ('    return {"sku": sku, "available": STOCK[sku]}', "    return handler(arguments)"),
+        ),
+        ("test_dispatch_name_as_data",),
+        breaks=A_DATA,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "its own parser with json.loads(strict=False): a raw control character inside a string reaches the tool",
+        splice(
+            _DISPATCH_WITH_OK,
+            (
+                "call = parse_request(raw)",
+                _STRICT_PARSE.replace("json.loads(raw, ", "json.loads(raw, strict=False, "),
+            ),
+        ),
+        ("test_dispatch_with_forbidden_still_refused",),
+        breaks=B_TEXT,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "counts the bracket depth before parsing without skipping strings: brackets inside a string value count",
+        splice(
+            _DISPATCH_WITH_OK,
+            (
+                "call = parse_request(raw)",
+                _STRICT_PARSE.replace(
+                    "    try:\n",
+                    "    depth = deepest = 0\n    for char in raw:\n"
+                    '        depth += (char in "[{") - (char in "]}")\n        deepest = max(deepest, depth)\n'
+                    '    if deepest > 64:\n        raise ValueError("nested too deeply")\n    try:\n',
+                ),
+            ),
+        ),
+        ("test_dispatch_with_forbidden_still_refused",),
+        breaks=B_TEXT,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "its parser remembers every key of the request in one set: the same key in two different objects is refused",
+        splice(
+            _DISPATCH_WITH_OK,
+            (
+                "call = parse_request(raw)",
+                _STRICT_PARSE.replace(
+                    "    def unique(pairs):\n", "    seen = set()\n\n    def unique(pairs):\n"
+                )
+                .replace(
+                    "if len(keys) != len(set(keys)):", "if len(keys) != len(set(keys)) or seen & set(keys):"
+                )
+                .replace(
+                    "        return dict(pairs)\n", "        seen.update(keys)\n        return dict(pairs)\n"
+                ),
+            ),
+        ),
+        ("test_dispatch_with_forbidden_still_refused",),
+        breaks=B_TEXT,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "its own parser counts the size in characters, len(raw), not in UTF-8 bytes",
+        splice(
+            _DISPATCH_WITH_OK,
+            ("call = parse_request(raw)", _STRICT_PARSE.replace('len(raw.encode("utf-8"))', "len(raw)")),
+        ),
+        ("test_dispatch_with_forbidden_still_refused",),
+        breaks=B_TEXT,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "turns a ValueError from the handler into a refusal of its own, so that every refusal looks the same",
+        splice(
+            _DISPATCH_WITH_OK,
+            (
+                "    return rule.handler(arguments)",
+                "    try:\n        return rule.handler(arguments)\n    except ValueError as error:\n"
+                '        raise ValueError(f"{name}: {error}") from None',
+            ),
+        ),
+        ("test_dispatch_with_handler",),
+        breaks=B_HANDLER,
+    ),
+    WrongAnswer(
+        DISPATCH_WITH,
+        "refuses NaN and Infinity by looking for the words in the text: a string value 'NaN' is refused too",
+        splice(
+            _DISPATCH_WITH_OK,
+            (
+                "    call = parse_request(raw)",
+                '    if type(raw) is str and ("NaN" in raw or "Infinity" in raw):\n'
+                '        raise ValueError("not a JSON number")\n    call = parse_request(raw)',
+            ),
+        ),
+        ("test_dispatch_with_numbers",),
+        breaks=B_NUMBERS,
     ),
 ]
