@@ -1200,3 +1200,240 @@ WRONG_ANSWERS += [
         "return the text of the first answer without a `function_call` item",
     ),
 ]
+
+# ---- a second red-team round (issue 35): held-out wrong answers, each caught by a hidden check added with it ----
+_FINAL_TEXT = "return the text of the first answer without a `function_call` item"
+_MAX_STEPS = "raise `MaxStepsExceeded(message, trace)` after `max_steps` requests without such an answer"
+
+WRONG_ANSWERS += [
+    WrongAnswer(
+        SPECS,
+        "checks api with a set literal: an api that cannot be hashed (a list) raises TypeError, not ValueError",
+        splice(
+            _SPECS_OK, ('if api != "chat" and api != "responses":', 'if api not in {"chat", "responses"}:')
+        ),
+        ("test_tool_specs_unknown_api",),
+        breaks=SPECS_API,
+    ),
+    WrongAnswer(
+        SPECS,
+        "writes the requested name instead of the tool's own name",
+        splice(_SPECS_OK, ('"name": tool.name,', '"name": name,')),
+        ("test_tool_specs_chat",),
+        breaks=SPECS_CHAT,
+    ),
+    WrongAnswer(
+        STRICT,
+        "treats a schema with properties as an object schema even when it has no type",
+        splice(_STRICT_OK, ('"object" in kind)\n', '"object" in kind) or "properties" in node\n')),
+        ("test_is_strict_compatible_accepts", "test_is_strict_compatible_additional"),
+        breaks=STRICT_OBJECT,
+    ),
+    WrongAnswer(
+        STRICT,
+        "follows items whatever it is: items given as a list of schemas raises AttributeError",
+        splice(
+            _STRICT_OK, ('        if isinstance(node.get("items"), dict):', '        if "items" in node:')
+        ),
+        ("test_is_strict_compatible_accepts",),
+        breaks=STRICT_WALK,
+    ),
+    WrongAnswer(
+        STRICT,
+        "also reports a name in required that is not a property",
+        splice(
+            _STRICT_OK,
+            (
+                _REQUIRED_LOOP,
+                _REQUIRED_LOOP + '            for name in node.get("required", []):\n'
+                '                if name not in node.get("properties", {}):\n'
+                '                    found.append(path + ": " + repr(name) + " is required but not a property")\n',
+            ),
+        ),
+        ("test_is_strict_compatible_accepts",),
+        breaks=STRICT_LIST,
+    ),
+    WrongAnswer(
+        STRICT,
+        "follows properties only inside an object schema",
+        splice(
+            _STRICT_OK,
+            (
+                '        for name, child in node.get("properties", {}).items():\n'
+                '            visit(child, path + "." + name)\n',
+                '            for name, child in node.get("properties", {}).items():\n'
+                '                visit(child, path + "." + name)\n',
+            ),
+        ),
+        ("test_is_strict_compatible_additional",),
+        breaks=STRICT_WALK,
+    ),
+    WrongAnswer(
+        STRICT,
+        'follows items only when type is exactly "array": the items of a nullable array are skipped',
+        splice(
+            _STRICT_OK,
+            (
+                '        if isinstance(node.get("items"), dict):',
+                '        if node.get("type") == "array" and isinstance(node.get("items"), dict):',
+            ),
+        ),
+        ("test_is_strict_compatible_additional",),
+        breaks=STRICT_WALK,
+    ),
+    WrongAnswer(
+        SECOND,
+        "takes the assistant message from the last choice instead of choices[0]",
+        splice(_SECOND_OK, ('first_reply["choices"][0]["message"]', 'first_reply["choices"][-1]["message"]')),
+        ("test_second_request_assistant_turn",),
+        breaks=SECOND_ASSISTANT,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "refuses a call whose opening id or name is falsy: an empty string counts as missing",
+        splice(
+            _CHAT_STREAM_OK,
+            (
+                'if part.get("id") is None or function.get("name") is None:',
+                'if not part.get("id") or not function.get("name"):',
+            ),
+        ),
+        ("test_assemble_chat_calls",),
+        breaks=CHAT_NAME,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "lets a later delta's id replace the call's id",
+        splice(
+            _CHAT_STREAM_OK,
+            (
+                _PIECE,
+                '                if part.get("id") is not None:\n                    calls[index]["id"] = part["id"]\n'
+                + _PIECE,
+            ),
+        ),
+        ("test_assemble_chat_calls",),
+        breaks=CHAT_NAME,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        'reads every fragment as part["function"]["arguments"]: a delta that leaves them out raises KeyError',
+        splice(
+            _CHAT_STREAM_OK,
+            ('piece = function.get("arguments") or ""', 'piece = part["function"]["arguments"]'),
+        ),
+        ("test_assemble_chat_calls",),
+        breaks=CHAT_ARGUMENTS,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "lists the calls as indexes 0 to n-1: indexes that skip a number raise KeyError",
+        splice(
+            _CHAT_STREAM_OK,
+            ("[calls[index] for index in sorted(calls)]", "[calls[index] for index in range(len(calls))]"),
+        ),
+        ("test_assemble_chat_calls",),
+        breaks=CHAT_ORDER,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        'accepts only "stop" and "tool_calls" as finished: the deprecated "function_call" is refused',
+        splice(_CHAT_STREAM_OK, (_FINISH_CHECK, '    if finish not in ("stop", "tool_calls"):\n')),
+        ("test_assemble_chat_finish",),
+        breaks=CHAT_CUT,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "takes the role from the stream: a stream whose deltas never name it gives role None",
+        splice(
+            _CHAT_STREAM_OK,
+            ("    finish = None\n", "    finish = None\n    role = None\n"),
+            (
+                '            delta = choice["delta"]\n',
+                '            delta = choice["delta"]\n            role = delta.get("role", role)\n',
+            ),
+            (_MESSAGE, '    message = {"role": role, "content": content}\n'),
+        ),
+        ("test_assemble_chat_text",),
+        breaks=CHAT_SHAPE,
+    ),
+    WrongAnswer(
+        CHAT_STREAM,
+        "sets finish from every chunk of choice 0, so a chunk after the finish_reason resets it to None",
+        splice(
+            _CHAT_STREAM_OK,
+            (
+                '            if choice.get("finish_reason") is not None:\n'
+                '                finish = choice["finish_reason"]\n',
+                '            finish = choice.get("finish_reason")\n',
+            ),
+        ),
+        ("test_assemble_chat_finish",),
+        breaks=CHAT_UNFINISHED,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        "checks that an output_index was opened only for delta events",
+        splice(
+            _RESPONSES_STREAM_OK,
+            (
+                'event["output_index"] not in items:',
+                'event["output_index"] not in items and kind.endswith(".delta"):',
+            ),
+        ),
+        ("test_assemble_responses_unfinished",),
+        breaks=RESPONSES_UNOPENED,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        'copies the added part as it is, without setting its text to ""',
+        splice(
+            _RESPONSES_STREAM_OK, ('.append({**event["part"], "text": ""})', '.append(dict(event["part"]))')
+        ),
+        ("test_assemble_responses_calls",),
+        breaks=RESPONSES_PARTS,
+    ),
+    WrongAnswer(
+        CHAINED,
+        "checks max_steps after each request, so max_steps=0 still sends one",
+        splice(
+            _CHAINED_OK,
+            (
+                "    for step in range(1, max_steps + 1):\n",
+                "    step = 0\n    while True:\n        step += 1\n",
+            ),
+            (
+                "    raise MaxStepsExceeded(",
+                "        if step >= max_steps:\n            break\n    raise MaxStepsExceeded(",
+            ),
+        ),
+        ("test_chained_loop_max_steps",),
+        breaks=_MAX_STEPS,
+    ),
+    WrongAnswer(
+        CHAINED,
+        "counts tool calls against max_steps instead of requests",
+        splice(
+            _CHAINED_OK,
+            (
+                "    for step in range(1, max_steps + 1):\n",
+                "    step = 0\n    while len(trace) < max_steps:\n        step += 1\n",
+            ),
+        ),
+        ("test_chained_loop_max_steps",),
+        breaks=_MAX_STEPS,
+    ),
+    WrongAnswer(
+        CHAINED,
+        "takes an answer holding a message item as final, even when it holds function calls too",
+        splice(
+            _CHAINED_OK,
+            (
+                "        if not calls:\n",
+                '        if not calls or any(item.get("type") == "message" for item in answer["output"]):\n',
+            ),
+        ),
+        ("test_chained_loop_final_text",),
+        breaks=_FINAL_TEXT,
+    ),
+]
