@@ -770,4 +770,19 @@ WRONG_ANSWERS = [
         ("test_tighten_average",),
         breaks=B_TIGHTEN_NOTHING_ELSE,
     ),
+    # ---- a second red-team round (issue 35): held-out wrong answers, each caught by a hidden check added with it ----
+    WrongAnswer(
+        CHECK,
+        "tests props.get(key) for truth: a key whose schema is {} is treated as not listed",
+        splice(_CHECK_OK, ("            if k in props:\n", "            if props.get(k):\n")),
+        ("test_check_args_objects",),
+        "check a key listed in `properties` against its schema",
+    ),
+    WrongAnswer(
+        CHECK,
+        "skips an empty enum: with no options, every value is accepted",
+        splice(_CHECK_OK, ('    if "enum" in schema:\n', '    if schema.get("enum"):\n')),
+        ("test_check_args_enum",),
+        "when the value equals none of the `enum` options",
+    ),
 ]

@@ -614,4 +614,55 @@ WRONG_ANSWERS = [
         ("test_safe_arithmetic_operators",),
         breaks=S_BINOP,
     ),
+    # ---- a second red-team round (issue 35): held-out wrong answers, each caught by a hidden check added with it ----
+    WrongAnswer(
+        SAFE,
+        "parses in exec mode and keeps one expression statement: '2 + 2;' is computed",
+        splice(
+            _SAFE_OK,
+            (
+                '        root = ast.parse(expression.strip(), mode="eval").body\n',
+                "        statements = ast.parse(expression.strip()).body\n"
+                '        if len(statements) != 1 or type(statements[0]).__name__ != "Expr":\n'
+                '            raise SyntaxError("not one expression")\n'
+                "        root = statements[0].value\n",
+            ),
+        ),
+        ("test_safe_arithmetic_messages",),
+        breaks='parse it with `ast.parse(expression.strip(), mode="eval")`',
+    ),
+    WrongAnswer(
+        SAFE,
+        "raises ToolError(str(error)) for a division by zero: '1.5 / 0' says 'float division by zero'",
+        splice(
+            _SAFE_OK,
+            (
+                "            except ZeroDivisionError:\n"
+                '                raise ToolError("division by zero") from None\n',
+                "            except ZeroDivisionError as error:\n"
+                "                raise ToolError(str(error)) from None\n",
+            ),
+        ),
+        ("test_safe_arithmetic_division",),
+        breaks=S_ZERO,
+    ),
+    WrongAnswer(
+        SAFE,
+        "checks the length before the type: a list of 101 items is refused as too long, not as a list",
+        splice(
+            _SAFE_OK,
+            (
+                "    if type(expression) is not str:\n"
+                '        raise ToolError(f"expression must be a string, got {type(expression).__name__}")\n'
+                "    if len(expression) > MAX_EXPRESSION_CHARS:\n"
+                '        raise ToolError("expression too long")\n',
+                '    if hasattr(expression, "__len__") and len(expression) > MAX_EXPRESSION_CHARS:\n'
+                '        raise ToolError("expression too long")\n'
+                "    if type(expression) is not str:\n"
+                '        raise ToolError(f"expression must be a string, got {type(expression).__name__}")\n',
+            ),
+        ),
+        ("test_safe_arithmetic_not_a_string",),
+        breaks=S_STR,
+    ),
 ]

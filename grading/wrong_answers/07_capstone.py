@@ -1488,4 +1488,132 @@ class ChatAdapter:
         ("test_chat_adapter_every_call",),
         'return `final_turn(message.get("content"))` when no call comes of the message',
     ),
+    # ---- a second red-team round (issue 35): held-out wrong answers, each caught by a hidden check added with it ----
+    WrongAnswer(
+        POLICY,
+        "mode_for looks the name up stripped: ' get_order' gets get_order's mode",
+        splice(_POLICY_OK, ("    value = policy.get(name)\n", "    value = policy.get(name.strip())\n")),
+        ("test_mode_for",),
+        "a name missing from the table",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "gives the approver's own text as the reason when it returned a str: an answer '' leaves why empty",
+        splice(
+            _APPROVER_OK,
+            (
+                '    return (False, f"answered {value!r:.30}, which is not True")',
+                "    if isinstance(value, str):\n        return (False, value)\n"
+                '    return (False, f"answered {value!r:.30}, which is not True")',
+            ),
+        ),
+        ("test_ask_approver_only_true",),
+        "and `why` a non-empty `str` for the audit log",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "catches Exception, KeyboardInterrupt and SystemExit only: another BaseException escapes the worker",
+        splice(
+            _APPROVER_OK,
+            (
+                "except BaseException as problem:",
+                "except (Exception, KeyboardInterrupt, SystemExit) as problem:",
+            ),
+        ),
+        ("test_ask_approver_failures",),
+        "answer no when the approver raises, whatever it raises",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "answers no at once for a timeout of 0, without asking the approver",
+        splice(
+            _APPROVER_OK,
+            (
+                "    box = []\n",
+                '    if timeout <= 0:\n        return (False, "no time to ask")\n    box = []\n',
+            ),
+        ),
+        ("test_ask_approver_timeout",),
+        "otherwise call `approver(name, a_copy)` exactly once",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "tests `if not approver`: an approver object that is falsy is taken for no approver",
+        splice(_APPROVER_OK, ("    if approver is None:\n", "    if not approver:\n")),
+        ("test_ask_approver_only_true",),
+        "when `approver` is `None`: nobody can say yes",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "resets a call's count once it reports the repeat: the next identical call is allowed again",
+        splice(
+            _BUDGET_OK,
+            (
+                "        return self._counts[key] > self.max_repeats\n",
+                "        if self._counts[key] > self.max_repeats:\n            self._counts[key] = 0\n"
+                "            return True\n        return False\n",
+            ),
+        ),
+        ("test_budget_repeats",),
+        "and return `True` when that call has now been proposed",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "counts a call's repeats among the last 10 proposals only: repeats far apart are forgotten",
+        splice(
+            _BUDGET_OK,
+            (
+                "        self._counts[key] = self._counts.get(key, 0) + 1\n"
+                "        return self._counts[key] > self.max_repeats\n",
+                '        recent = self._counts.setdefault("recent", [])\n        recent.append(key)\n'
+                "        del recent[:-10]\n        return recent.count(key) > self.max_repeats\n",
+            ),
+        ),
+        ("test_budget_repeats",),
+        "back to back or not",
+    ),
+    WrongAnswer(
+        BUDGET,
+        "the default clock is time.time, not time.monotonic",
+        splice(_BUDGET_OK, ("clock=time.monotonic):", "clock=time.time):")),
+        ("test_budget_steps",),
+        "with those defaults",
+    ),
+    WrongAnswer(
+        REDACT,
+        "step 1 finds the runs in text.casefold() and cuts text there: a ß or an İ before the secret shifts the cut",
+        splice(
+            _REDACT_OK,
+            (
+                '    out = re.compile("|".join(map(re.escape, pieces)), re.IGNORECASE).sub(REDACTED, text)\n',
+                '    pattern = re.compile("|".join(map(re.escape, pieces)), re.IGNORECASE)\n'
+                "    low, kept, i = text.casefold(), [], 0\n"
+                "    while i < len(text):\n"
+                "        match = pattern.match(low, i)\n"
+                "        if match:\n"
+                "            kept.append(REDACTED)\n"
+                "            i = match.end()\n"
+                "        else:\n"
+                "            kept.append(text[i])\n"
+                "            i += 1\n"
+                '    out = "".join(kept)\n',
+            ),
+        ),
+        ("test_redact_plain",),
+        "and the rest of the text stays as it was",
+    ),
+    WrongAnswer(
+        REDACT,
+        "decodes %XX with upper-case hex digits only: %2d, a '-', stays as it is",
+        splice(_REDACT_OK, ('step = re.sub(r"%([0-9a-fA-F]{2})"', 'step = re.sub(r"%([0-9A-F]{2})"')),
+        ("test_redact_escaped",),
+        "then look for what is still hidden: decode escapes",
+    ),
+    WrongAnswer(
+        ADAPTER,
+        "reads the last choice of the answer, not choices[0]",
+        splice(_ADAPTER_OK, ('first = data["choices"][0]', 'first = data["choices"][-1]')),
+        ("test_chat_adapter_every_call",),
+        'if the answer has no `choices[0]["message"]`',
+    ),
 ]
