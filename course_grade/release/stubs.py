@@ -1,6 +1,6 @@
 """The learners' stubs: nbgrader's ClearSolutions, with a stub that names its exercise and lets Run All go on.
 
-A checkpoint quiz's answer cell (grade_id `quiz`) gets a runnable template instead: each `q1 = "C"  # one of
+A checkpoint quiz's answer cell (grade_id `quiz_NN`) gets a runnable template instead: each `q1 = "C"  # one of
 "A", "B", "C", "D"` line of its solution becomes `q1 = None  # one of "A", "B", "C", "D"`, so Run All goes on
 and an unanswered question fails its test with a message, not an error of the cell.
 
