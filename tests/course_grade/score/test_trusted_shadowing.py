@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from course_grade.score.trusted.runner import _code_cells, _nbgrader, is_fixed, split_cells
+from course_lib.quiz import QUIZZES
 from tests.course_grade.score.test_trusted_notebooks import (
     COVERED,
     SOURCE,
@@ -83,7 +84,9 @@ def test_redefining_every_setup_name_in_a_solution_cell_earns_nothing(name: str)
 def test_the_graded_names_are_the_instructors_solution_names_only() -> None:
     source = notebook(SOURCE / "01_envelope" / "01_envelope.ipynb")
     submitted = with_first_solution(json.loads(json.dumps(source)), RETURNS_ITS_INPUT + SHADOWS_01)
-    assert split_cells(source, submitted).names == ["parse_envelope", "chat_message_to_envelopes"]
+    # the quiz's answers are graded names too: the trusted checks judge the learner's values, not the key's
+    quiz = [f"q{number}" for number in range(1, len(QUIZZES["01_envelope"]) + 1)]
+    assert split_cells(source, submitted).names == ["parse_envelope", "chat_message_to_envelopes", *quiz]
 
 
 def test_imports_the_setup_also_makes_and_new_helpers_are_not_flagged() -> None:
