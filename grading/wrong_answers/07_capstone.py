@@ -1114,6 +1114,26 @@ class ChatAdapter:
     ),
     WrongAnswer(
         APPROVER,
+        "gives a late approver one more chance: a second join(timeout) after the first timed out",
+        splice(
+            _APPROVER_OK,
+            (
+                "    thread.join(timeout)\n",
+                "    thread.join(timeout)\n    if thread.is_alive():\n        thread.join(timeout)\n",
+            ),
+        ),
+        ("test_ask_approver_timeout",),
+        "never waited for again",
+    ),
+    WrongAnswer(
+        APPROVER,
+        "waits at least a second whatever the timeout: a short timeout becomes a one-second one",
+        splice(_APPROVER_OK, ("thread.join(timeout)", "thread.join(max(timeout, 1.0))")),
+        ("test_ask_approver_timeout",),
+        "wait for the thread at most `timeout` seconds",
+    ),
+    WrongAnswer(
+        APPROVER,
         "returns its input unchanged: the approver's own answer, about the real arguments, in the caller's thread",
         'def ask_approver(approver, name, arguments, timeout):\n    return (approver(name, arguments), "asked")\n',
         APPROVER_TESTS,
