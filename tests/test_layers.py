@@ -116,6 +116,11 @@ def imports_of(name: str, path: Path) -> Iterator[Import]:
                 origin = node.module or ""
             for alias in node.names:
                 inner = f"{origin}.{alias.name}"
+                if inner in MODULES and origin in MODULES:
+                    # `from package import sub` reads `package`'s namespace first (running its __init__), then
+                    # imports `sub`: the module depends on both, so a package whose __init__ imports it back
+                    # forms a cycle through the package.
+                    yield Import(name, origin, path, node.lineno)
                 yield Import(name, inner if inner in MODULES else origin, path, node.lineno)
 
 
@@ -285,3 +290,11 @@ def test_every_module_the_documentation_names_exists(document: str) -> None:
             if not _exists(found):
                 problems.append(f"{document}:{number}: {found} names no module (or name in one)")
     assert not problems, "\n".join(problems)
+
+
+def test_from_a_package_import_a_submodule_depends_on_the_package(tmp_path: Path) -> None:
+    """`from pkg import sub` runs pkg's __init__ first: a package whose __init__ imports the module back is a cycle."""
+    module = tmp_path / "check.py"
+    module.write_text("from course_lib.quiz import n01_envelope\n", encoding="utf-8")
+    targets = {found.target for found in imports_of("course_lib.quiz.check", module)}
+    assert targets == {"course_lib.quiz", "course_lib.quiz.n01_envelope"}

@@ -4,25 +4,23 @@ from __future__ import annotations
 
 import importlib
 
-from course_lib.quiz import (
-    n01_envelope,
-    n02_dispatcher,
-    n03_loop,
-    n04_wire,
-    n05_failures,
-    n06_security,
-    n07_capstone,
-)
+from course_lib.quiz.n01_envelope import QUESTIONS as ENVELOPE
+from course_lib.quiz.n02_dispatcher import QUESTIONS as DISPATCHER
+from course_lib.quiz.n03_loop import QUESTIONS as LOOP
+from course_lib.quiz.n04_wire import QUESTIONS as WIRE
+from course_lib.quiz.n05_failures import QUESTIONS as FAILURES
+from course_lib.quiz.n06_security import QUESTIONS as SECURITY
+from course_lib.quiz.n07_capstone import QUESTIONS as CAPSTONE
 from course_lib.quiz.question import Key, Question, same
 
 QUIZZES: dict[str, tuple[Question, ...]] = {
-    "01_envelope": n01_envelope.QUESTIONS,
-    "02_dispatcher": n02_dispatcher.QUESTIONS,
-    "03_loop": n03_loop.QUESTIONS,
-    "04_wire": n04_wire.QUESTIONS,
-    "05_failures": n05_failures.QUESTIONS,
-    "06_security": n06_security.QUESTIONS,
-    "07_capstone": n07_capstone.QUESTIONS,
+    "01_envelope": ENVELOPE,
+    "02_dispatcher": DISPATCHER,
+    "03_loop": LOOP,
+    "04_wire": WIRE,
+    "05_failures": FAILURES,
+    "06_security": SECURITY,
+    "07_capstone": CAPSTONE,
 }
 """notebook -> its checkpoint questions, in order: question k is answered by `qk` in the answer cell."""
 
