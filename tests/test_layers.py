@@ -298,3 +298,13 @@ def test_from_a_package_import_a_submodule_depends_on_the_package(tmp_path: Path
     module.write_text("from course_lib.quiz import n01_envelope\n", encoding="utf-8")
     targets = {found.target for found in imports_of("course_lib.quiz.check", module)}
     assert targets == {"course_lib.quiz", "course_lib.quiz.n01_envelope"}
+
+
+def test_no_two_modules_of_course_grade_share_a_name() -> None:
+    """A step of the grader is found by its file name: two `grades.py` leave a reader asking which holds what."""
+    seen: dict[str, list[str]] = {}
+    for name in MODULES:
+        if name.startswith("course_grade.") and MODULES[name].name not in ("__init__.py", "__main__.py"):
+            seen.setdefault(MODULES[name].name, []).append(name)
+    shared = {file: names for file, names in seen.items() if len(names) > 1}
+    assert not shared, f"modules of course_grade sharing a file name: {shared}"

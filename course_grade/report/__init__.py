@@ -8,7 +8,7 @@ flagged for review.
 summary      the table that ends a run: students, notebooks, the score distribution, every problem
 feedback     the learner's feedback: nbgrader's HTML with the grading notes on top
 grades_csv   grades.csv: nbgrader's CSV export, properly quoted (an nbgrader export plugin)
-grades       the gradebook read once into plain rows (cells, submissions, students)
+class_grades the gradebook read once into plain rows (cells, submissions, students)
 analytics    per-question statistics over those rows: pure functions
 failures     which test cells failed, and whether in their hidden or visible tests (autograded notebooks)
 roster       the roster file: student id -> the platform's ids and names

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from course_grade.report.grades import CellScore
+from course_grade.report.class_grades import CellScore
 
 BINS = 10
 """Histogram bins: tenths of the assignment's maximum score."""

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from course_grade.course import Course
 from course_grade.report.analytics import cell_statistics
+from course_grade.report.class_grades import ClassGrades, read_grades
 from course_grade.report.exports import write_canvas, write_moodle, write_per_question
 from course_grade.report.failures import count_failures, find_failures
-from course_grade.report.grades import ClassGrades, read_grades
 from course_grade.report.page import Report, render_page
 from course_grade.report.roster import Entry, Matched, match, read_roster
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from course_grade.report.grades import Assignment, CellScore, ClassGrades, Student, Submission
+from course_grade.report.class_grades import Assignment, CellScore, ClassGrades, Student, Submission
 from course_grade.report.roster import Entry
 from course_grade.untrusted import CsvWriter
 

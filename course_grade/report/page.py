@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from course_grade.report.analytics import CellStats, histogram, totals
+from course_grade.report.class_grades import Assignment, ClassGrades, Submission
 from course_grade.report.failures import FailureCount
-from course_grade.report.grades import Assignment, ClassGrades, Submission
 from course_grade.report.plots import histogram_svg
 from course_grade.report.roster import Matched
 from course_grade.report.safe_html import POLICY_META

@@ -21,7 +21,7 @@ from traitlets.config import Config
 from course_grade.course import Course
 from course_grade.notes import Note
 from course_grade.release.library import GradingLibrary
-from course_grade.score.grades import SubmissionGrades
+from course_grade.score.submission_grades import SubmissionGrades
 from course_grade.score.trusted.runner import NotebookVerdict
 
 

@@ -64,7 +64,7 @@ from course_grade.run.jobs import (
     Settings,
 )
 from course_grade.score.gradebook import definitions, read_results
-from course_grade.score.grades import SubmissionGrades
+from course_grade.score.submission_grades import SubmissionGrades
 from course_grade.score.trusted.grading import trusted_verdicts
 from course_grade.score.trusted.runner import NotebookVerdict
 from course_grade.score.trusted.session import Wrap, identity

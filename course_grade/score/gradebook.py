@@ -44,7 +44,7 @@ from sqlalchemy.orm import joinedload, selectinload
 
 from course_grade.cells import cell_grade_id
 from course_grade.intake.checks import NotebookDefinition
-from course_grade.score.grades import NotebookGrades, SubmissionGrades
+from course_grade.score.submission_grades import NotebookGrades, SubmissionGrades
 
 WRITER_LOCK = 0x636F_7572_7365_6762  # "coursegb"
 """The key of the PostgreSQL advisory lock every `course-grade` process takes before it writes."""

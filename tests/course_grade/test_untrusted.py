@@ -24,9 +24,9 @@ from course_grade.notebooks import MAX_NOTEBOOK_BYTES
 from course_grade.notes import Note
 from course_grade.progress import Progress
 from course_grade.report.analytics import cell_statistics
+from course_grade.report.class_grades import Assignment, CellScore, ClassGrades, Question, Student, Submission
 from course_grade.report.exports import write_canvas, write_moodle, write_per_question
 from course_grade.report.feedback import finish, notes_panel, page_without_notebook
-from course_grade.report.grades import Assignment, CellScore, ClassGrades, Question, Student, Submission
 from course_grade.report.grades_csv import export_csv
 from course_grade.report.page import Report, render_page
 from course_grade.report.roster import Entry, RosterError, read_roster

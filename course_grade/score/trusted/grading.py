@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from course_grade.notes import Note
-from course_grade.score.grades import NotebookGrades, SubmissionGrades
+from course_grade.score.submission_grades import NotebookGrades, SubmissionGrades
 from course_grade.score.trusted.coverage import unverified
 from course_grade.score.trusted.runner import (
     LEARNER_CELL_SECONDS,

@@ -18,7 +18,7 @@ from course_grade.intake.cleaning import clean, flags, source_hash
 from course_grade.run.hardened import HideHiddenTests
 from course_grade.run.kernels import GradingKernelManager
 from course_grade.score.gradebook import graded_cells, notebook_scores, rescore
-from course_grade.score.grades import NotebookGrades, SubmissionGrades
+from course_grade.score.submission_grades import NotebookGrades, SubmissionGrades
 from course_grade.selftest.attacks import TRANSFORMER
 
 

@@ -23,8 +23,8 @@ from traitlets.config import Config
 from course_grade.cli import main
 from course_grade.course import Course, use_this_environment
 from course_grade.report.build import write_report
+from course_grade.report.class_grades import Assignment, ClassGrades, Submission, read_grades
 from course_grade.report.failures import locate
-from course_grade.report.grades import Assignment, ClassGrades, Submission, read_grades
 from course_grade.report.page import Report, duration, render_page
 from course_grade.report.roster import RosterError, read_roster
 from course_grade.score.late import assign_late_penalties, late_plugin

@@ -7,7 +7,7 @@ from pathlib import Path
 from course_grade.notes import Note
 from course_grade.run.costs import Timings, expected, longest_first, read_costs, save_costs
 from course_grade.run.jobs import AutogradeJob, AutogradeResult
-from course_grade.score.grades import SubmissionGrades
+from course_grade.score.submission_grades import SubmissionGrades
 
 
 def _result(assignment: str, seconds: float, failed: bool = False) -> AutogradeResult:

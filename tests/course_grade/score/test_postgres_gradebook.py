@@ -20,7 +20,7 @@ from nbgrader.api import Gradebook
 
 from course_grade.course import Course, database_url, use_this_environment
 from course_grade.score.gradebook import cell_scores, record
-from course_grade.score.grades import SubmissionGrades
+from course_grade.score.submission_grades import SubmissionGrades
 from course_grade.selftest.hostile import build
 from tests.support.grading_helpers import COMMAND, Run, course_grade, csv_rows, fresh_course
 from tests.support.postgres import PostgresServer, postgres_server

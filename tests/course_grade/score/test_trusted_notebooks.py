@@ -14,7 +14,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from course_grade.score.grades import NotebookGrades, SubmissionGrades
+from course_grade.score.submission_grades import NotebookGrades, SubmissionGrades
 from course_grade.score.trusted.coverage import UNVERIFIED_CELLS, UNVERIFIED_NOTEBOOKS, unverified
 from course_grade.score.trusted.grading import (
     NOTHING_TO_WITHHOLD,
