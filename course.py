@@ -5,8 +5,9 @@ Maintainers: `python3 course.py build` regenerates the notebooks' stored outputs
 Instructors: `python3 course.py hub [--port N]` starts a demo JupyterHub of the course on loopback (as root).
 Authors: `python3 course.py mutants [ASSIGNMENT [PART]] [--sample N]` scores the hidden tests by mutation.
 
-Each command creates the virtual environment in .venv and installs the course into it first, when needed,
-so a fresh machine with Python 3.11+ needs nothing else.
+Each command creates the virtual environment in .venv and installs into it first, when needed, what that
+command needs (EXTRAS): `lab` the course and JupyterLab alone, `test` every extra. A fresh machine with
+Python 3.11+ needs nothing else.
 """
 
 from __future__ import annotations
@@ -43,34 +44,54 @@ def ensure_npm_packages(folder: Path, what: str) -> None:
     stamp.touch()
 
 
-def ensure_environment() -> None:
-    """Create .venv and install the course with its test tools, unless pyproject.toml is unchanged since."""
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "lab": (),  # a learner's first run: the notebooks' imports and JupyterLab, nothing of the tests or the grader
+    "build": ("grade",),  # grading/build_notebooks.py runs the instructor notebooks through course_grade
+    "hub": ("grade", "hub"),
+    "mutants": ("grade", "test"),  # mutmut's operators are in the test extra
+    "test": ("frameworks", "grade", "hub", "test"),  # the suite covers every command
+}
+"""The optional dependencies (pyproject.toml's extras) each command installs before it runs."""
+
+
+def _stamp_digest() -> str:
+    """The short hash of pyproject.toml that an install's stamp carries: a changed pyproject installs again."""
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
+
+
+def installed_sets(digest: str) -> list[frozenset[str]]:
+    """The sets of extras installed into .venv from this pyproject.toml (one stamp file per set)."""
+    sets = []
+    for stamp in VENV.glob(f".installed-{digest}*"):
+        names = stamp.name.removeprefix(f".installed-{digest}").removeprefix("-")
+        sets.append(frozenset(filter(None, names.split("+"))))
+    return sets
+
+
+def stamp_name(digest: str, extras: frozenset[str]) -> str:
+    """The stamp file of one installed set: `.installed-DIGEST` for the base, `.installed-DIGEST-a+b` else."""
+    return f".installed-{digest}" + (f"-{'+'.join(sorted(extras))}" if extras else "")
+
+
+def ensure_environment(extras: tuple[str, ...] = ()) -> None:
+    """Create .venv and install the course with these extras, unless a stamp says this pyproject.toml's are in."""
     if sys.version_info < (3, 11):  # noqa: UP036  (this script may be started by an older python3)
         sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}.")
-    stamp = VENV / f".installed-{hashlib.sha256((ROOT / 'pyproject.toml').read_bytes()).hexdigest()[:16]}"
-    if stamp.exists():
-        return
+    digest, wanted = _stamp_digest(), frozenset(extras)
+    if any(wanted <= done for done in installed_sets(digest)):
+        return  # installed by this command, or by one that needs more (a second run installs nothing)
     if not (BIN / "python").exists():
         print("creating the environment in .venv ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    print("installing the course and its tools into .venv (a few minutes the first time) ...", flush=True)
-    subprocess.run(
-        [
-            str(BIN / "python"),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "-e",
-            ".[test,frameworks,hub]",  # frameworks: tests/e2e/test_frameworks.py (about 20 s, 120 MB more)
-        ],
-        cwd=ROOT,
-        check=True,
-    )
+    what = f"the course with {', '.join(sorted(wanted))}" if wanted else "the course"
+    print(f"installing {what} into .venv (a minute or more the first time) ...", flush=True)
+    target = "." + (f"[{','.join(sorted(wanted))}]" if wanted else "")
+    pip = [str(BIN / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, "-e", target], cwd=ROOT, check=True)
     for old in VENV.glob(".installed-*"):
-        old.unlink()
-    stamp.touch()
+        if not old.name.startswith(f".installed-{digest}"):
+            old.unlink()  # installed from another pyproject.toml: no longer proof of anything
+    (VENV / stamp_name(digest, wanted)).touch()
 
 
 def run(*command: str) -> int:
@@ -200,5 +221,5 @@ COMMANDS = {"lab": lab, "test": test, "build": build, "hub": hub, "mutants": mut
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
         sys.exit("usage: python3 course.py lab | test | build | hub | mutants [extra arguments]")
-    ensure_environment()
+    ensure_environment(EXTRAS[sys.argv[1]])
     sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))
