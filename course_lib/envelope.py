@@ -42,7 +42,7 @@ def parse_envelope(raw: object) -> dict[str, Any]:
     if missing:
         raise EnvelopeError(f"missing field(s) for kind {kind!r}: {', '.join(sorted(missing))}")
     if extra:
-        raise EnvelopeError(f"unexpected field(s) for kind {kind!r}: {', '.join(map(_show, sorted(extra)))}")
+        raise EnvelopeError(f"unexpected field(s) for kind {kind!r}: {', '.join(map(repr, sorted(extra)))}")
 
     if kind == "final":
         return {"kind": "final", "text": _string(raw, "text")}

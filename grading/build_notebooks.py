@@ -32,7 +32,7 @@ from course_grade.run.kernels import IpcKernelManager
 
 if __package__ in (None, ""):  # run as a script (course.py build): the repository root is not on the path
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from grading import quiz_cells  # noqa: E402
+from grading import oracle_cells, quiz_cells  # noqa: E402
 
 GRADING = Path(__file__).resolve().parent
 ROOT = GRADING.parent
@@ -198,6 +198,10 @@ def main(argv: list[str] | None = None) -> int:
             )
         elif not args.check:
             quiz_cells.update(path)
+        if args.check and oracle_cells.stale(path):
+            problems.append(f"{name}: its differential hidden tests differ from course_grade.score.oracle")
+        elif not args.check:
+            oracle_cells.update(path)
         first = execute(path)
         if args.check:
             if outputs_of(first) != outputs_of(execute(path)):

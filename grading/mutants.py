@@ -283,6 +283,11 @@ def run_part(part: Part, chosen: list[Mutant], timeout: float | None) -> dict[st
     shell = InteractiveShell.instance(config=config)
     for source in part.before:
         run_cell(shell, source)
+    from course_grade.score.oracle.judge import judge, prepare
+    from course_lib.oracle import install
+
+    install(judge)  # the differential hidden tests judge each mutant, as the trusted checks judge a learner
+    prepare(source for _, source in part.after + part.later)  # drawn once here, shared by every fork
     stand_ins = _pause_stand_ins()
     warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
     started = time.monotonic()

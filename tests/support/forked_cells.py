@@ -104,10 +104,16 @@ def serve() -> None:
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
+    from course_grade.score.oracle.judge import judge, prepare
+    from course_lib.oracle import install
+
+    install(judge)  # the differential hidden tests run here, as in the trusted checks
     config = Config()
     config.HistoryManager.enabled = False  # no history database, no saving thread to fork with
     for line in sys.stdin:
-        answer = _serve_one(json.loads(line), InteractiveShell, config)
+        job = json.loads(line)
+        prepare(cell["source"] for cell in job["cells"])  # drawn once here, shared by every forked child
+        answer = _serve_one(job, InteractiveShell, config)
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
 

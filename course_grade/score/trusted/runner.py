@@ -30,12 +30,14 @@ from typing import Any
 from course_grade.cells import in_context, is_test
 from course_grade.cells import nbgrader_metadata as _nbgrader
 from course_grade.score.hidden import verdict_at
+from course_grade.score.oracle import judge as oracle
 from course_grade.score.trusted.coverage import unverified
 from course_grade.score.trusted.pipe.objects import RemoteClass, RemoteInstance
 from course_grade.score.trusted.pipe.rpc import PeerFailure, Remote
 from course_grade.score.trusted.session import CALL_SECONDS, LearnerProcess, Loaded, Wrap, identity
 from course_grade.score.trusted.static import parsed, static_class, static_report
 from course_lib.checks import Report, judge_own_work, own_work_report
+from course_lib.oracle import judging
 
 Notebook = dict[str, Any]
 
@@ -318,6 +320,8 @@ def check_notebook(
     start = time.perf_counter()
     steps = split_cells(source, submitted)
     with contextlib.ExitStack() as stack:
+        stack.enter_context(judging(oracle.judge))  # the differential hidden tests: the reference as oracle
+        stack.enter_context(oracle.aborting(PeerFailure))  # a lost learner process ends a cell, as elsewhere
         if folder is None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="learner-")))
         learner = stack.enter_context(LearnerProcess(folder, wrap, call_seconds, path=path))
@@ -514,6 +518,7 @@ class _Run:
                 self._start()
             self._load(max(self.loaded, self.steps.before.get(grade_id, len(self.steps.learner_cells))))
             self._examples()
+            oracle.prepare([text])  # draw the cell's examples before its deadline starts
         except PeerFailure as error:
             self.learner.stop()
             return CellVerdict(grade_id, False, f"the learner's code could not be loaded: {error}"[:300])

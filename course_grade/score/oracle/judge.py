@@ -1,0 +1,159 @@
+"""The judge: a learner's answer against the reference of its part, on the same generated examples.
+
+`judge(part, family, answer)` draws the family's examples (a fixed seed and budget: the same on every run and
+machine; drawn once per process), observes the reference and the answer on a fresh copy of each, and when they
+differ asks hypothesis to shrink the input to a smallest one that still tells them apart. It raises
+`Disagreement` (an AssertionError): the sentence of the family for the learner, the shrunk input and both
+observations for the instructor.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from course_grade.score.oracle import contract
+from course_grade.score.oracle.contract import Family, Part
+from course_grade.score.oracle.registry import find_part
+
+SHRINK_SECONDS = 20.0
+"""How long shrinking a disagreement may take before the first input found is reported as it is."""
+
+
+class Disagreement(AssertionError):
+    """The answer and the reference observed differently on one generated input (the learner's mistake)."""
+
+    def __init__(self, part: str, family: str, sentence: str, example: Any, want: Any, got: Any) -> None:
+        self.part, self.family, self.sentence, self.example, self.want, self.got = (
+            part, family, sentence, example, want, got
+        )  # fmt: skip
+        super().__init__(
+            f"differs from the reference ({part}, family {family!r}: {sentence}) on {_short(example)}: "
+            f"the reference gives {_short(want)}, this answer {_short(got)}"
+        )
+
+
+class OracleError(LookupError):
+    """A hidden test named a part or family the registry does not hold (the author's mistake)."""
+
+
+def _short(value: Any, limit: int = 400) -> str:
+    try:
+        text = repr(value)
+    except Exception as error:  # a huge int, a broken __repr__
+        text = f"<{type(value).__name__}: {type(error).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_drawn: dict[tuple[str, str], list[Any]] = {}
+
+
+def examples(part: Part, key: str) -> list[Any]:
+    """The family's examples, drawn once per process with a fixed seed and budget (hypothesis, derandomized)."""
+    memo = (f"{part.assignment}.{part.name}", key)
+    if memo not in _drawn:
+        from hypothesis import HealthCheck, Phase, Verbosity, given, settings  # noqa: PLC0415
+
+        family = part.families[key]
+        drawn: list[Any] = []
+
+        @settings(
+            max_examples=family.examples, derandomize=True, database=None, deadline=None,
+            suppress_health_check=list(HealthCheck), phases=[Phase.generate], verbosity=Verbosity.quiet,
+        )  # fmt: skip
+        @given(family.inputs)
+        def draw(example: Any) -> None:
+            drawn.append(example)
+
+        draw()
+        _drawn[memo] = drawn
+    return _drawn[memo]
+
+
+CALL = re.compile(r"""against_reference\(\s*["']([\w.]+)["']\s*,\s*["'](\w+)["']""")
+"""A differential hidden test's call, as `grading/oracle_cells.py` writes it."""
+
+
+def prepare(sources: Iterable[str]) -> int:
+    """Draw the examples of every family the cells `sources` call (so that a forked child or a cell with a
+    deadline finds them drawn); return how many families that is."""
+    count = 0
+    for source in sources:
+        for part_id, key in CALL.findall(source):
+            part = find_part(part_id)
+            if part is not None and key in part.families:
+                examples(part, key)
+                count += 1
+    return count
+
+
+def _fresh(example: Any) -> Any:
+    try:
+        return copy.deepcopy(example)
+    except Exception:  # an example that cannot be copied is observed as it is
+        return example
+
+
+@contextmanager
+def aborting(*kinds: type[BaseException]) -> Iterator[None]:
+    """Let these exceptions (the learner's process lost, say) end the judging instead of being observed."""
+    before = contract.ABORTING
+    contract.ABORTING = before + kinds
+    try:
+        yield
+    finally:
+        contract.ABORTING = before
+
+
+def judge(part_id: str, key: str, answer: Any) -> None:
+    """Raise `Disagreement` when `answer` and the reference of `part_id` observe differently on `key`'s inputs."""
+    part = find_part(part_id)
+    if part is None:
+        raise OracleError(f"no differential part {part_id!r} in course_grade.score.oracle")
+    family = part.families.get(key)
+    if family is None:
+        raise OracleError(f"{part_id} has no family {key!r} (it has {sorted(part.families)})")
+    reference = part.reference()
+
+    def observed(who: Any, example: Any) -> Any:
+        return part.observe(who, _fresh(example))
+
+    for example in examples(part, key):
+        want, got = observed(reference, example), observed(answer, example)
+        if want != got:
+            example = _shrunk(family, lambda e: observed(reference, e) != observed(answer, e), example)
+            raise Disagreement(
+                part_id,
+                key,
+                family.sentence,
+                example,
+                observed(reference, example),
+                observed(answer, example),
+            )
+
+
+def _shrunk(family: Family, differs: Callable[[Any], bool], found: Any) -> Any:
+    """A smallest input hypothesis finds on which the two still differ, or `found` when it finds none in time."""
+    from hypothesis import HealthCheck, Phase, Verbosity, find, settings  # noqa: PLC0415
+    from hypothesis.errors import NoSuchExample  # noqa: PLC0415
+
+    deadline = time.monotonic() + SHRINK_SECONDS
+
+    def condition(example: Any) -> bool:
+        return time.monotonic() < deadline and differs(example)
+
+    try:
+        return find(
+            family.inputs, condition,
+            settings=settings(
+                max_examples=family.examples, derandomize=True, database=None, deadline=None,
+                suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink],
+                verbosity=Verbosity.quiet,
+            ),
+        )  # fmt: skip
+    except NoSuchExample:
+        return found
