@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -12,6 +15,7 @@ import pytest
 from nbclient import NotebookClient
 from nbgrader.api import Gradebook
 
+from course_grade.cells import is_quiz
 from course_grade.run.kernels import IpcKernelManager
 from grading.build_notebooks import (
     GRADING,
@@ -137,25 +141,52 @@ def test_every_stub_in_the_learners_version_names_its_exercise(name: str) -> Non
     assert stubs and all(re.fullmatch(named, stub) for stub in stubs), stubs
 
 
-@pytest.mark.timeout(300)
-@pytest.mark.parametrize("name", NAMES)
-def test_run_all_in_the_learners_version_reaches_the_last_cell(name: str, tmp_path: Path) -> None:
-    """As in JupyterLab: a cell that fails stops Run All unless it is tagged raises-exception. The outputs the
-    learners' version stores (its worked examples') are those Run All gives it before anything is written."""
-    notebook = nbformat.read(LEARNERS / f"{name}.ipynb", as_version=4)
-    stored = [_shown(cell.outputs) for cell in notebook.cells if cell.cell_type == "code"]
-    folder = {"metadata": {"path": str(tmp_path)}}
+@functools.cache
+def _run_all(name: str) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
+    """The learners' version as stored, and as Run All in JupyterLab leaves it before anything is written: a cell
+    that fails stops Run All unless it is tagged raises-exception (CellExecutionError here)."""
+    stored = nbformat.read(LEARNERS / f"{name}.ipynb", as_version=4)
+    notebook = copy.deepcopy(stored)
+    folder = {"metadata": {"path": tempfile.mkdtemp(prefix=f"run-all-{name}-")}}
     client = NotebookClient(
         notebook, timeout=120, kernel_name="python3", resources=folder, kernel_manager_class=IpcKernelManager,
         coalesce_streams=True,
     )  # fmt: skip
-    client.execute()  # raises CellExecutionError at the first failing cell without the tag
+    client.execute()
+    return stored, notebook
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", NAMES)
+def test_run_all_in_the_learners_version_reaches_the_last_cell(name: str) -> None:
+    """As in JupyterLab: a cell that fails stops Run All unless it is tagged raises-exception. The outputs the
+    learners' version stores (its worked examples') are those Run All gives it before anything is written."""
+    stored_notebook, notebook = _run_all(name)
+    stored = [_shown(cell.outputs) for cell in stored_notebook.cells if cell.cell_type == "code"]
     assert notebook.cells[-1].get("execution_count") is not None
     ran = [_shown(cell.outputs) for cell in notebook.cells if cell.cell_type == "code"]
     differ = [
         number for number, (kept, got) in enumerate(zip(stored, ran, strict=True)) if kept and kept != got
     ]
     assert differ == [], f"{name}: code cells {differ} store outputs that Run All does not give"
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", NAMES)
+def test_before_anything_is_written_no_test_cell_blames_the_stub_on_the_learner(name: str) -> None:
+    """A test cell whose first error comes of a stub shows the stub's own message ("... is not written yet"),
+    not a mistake of written code ("it raised NotImplementedError: it must answer ... instead")."""
+    _, notebook = _run_all(name)
+    problems = []
+    for cell in notebook.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if not cell.metadata.get("nbgrader", {}).get("grade") or is_quiz(grade_id):
+            continue
+        errors = [output for output in cell.outputs if output.output_type == "error"]
+        if errors and "NotImplementedError" in errors[0].evalue and "is not written yet" not in errors[0].evalue:
+            shown = f"{errors[0].ename}: {errors[0].evalue}" if errors else "no error"
+            problems.append(f"{grade_id}: {shown}")
+    assert not problems, "\n".join(problems)
 
 
 def _shown(outputs: list[nbformat.NotebookNode]) -> list[tuple[object, ...]]:
