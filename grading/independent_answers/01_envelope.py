@@ -14,7 +14,7 @@ NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 
 def copy_json(value, depth):
-    if depth > 64:
+    if depth > 64 and type(value) in (dict, list):
         raise EnvelopeError("arguments: nested more than 64 levels")
     if type(value) is dict:
         result = {}
@@ -115,7 +115,7 @@ def _check_keys(raw):
 
 def _walk(value, level):
     """Check one JSON value of the arguments and return its copy."""
-    if level > 64:
+    if level > 64 and type(value) in (dict, list):
         _fail("arguments", "too deeply nested")
     kind = type(value)
     if kind is dict:
@@ -187,7 +187,7 @@ def parse_envelope(raw):
         return EnvelopeError(f"{field}: {text}")
 
     def clone(v, depth=1):
-        if depth > 64:
+        if depth > 64 and type(v) in (dict, list):
             raise bad("arguments", "deeper than 64")
         t = type(v)
         if t is dict:

@@ -29,7 +29,7 @@ class Counted(int):
     """An `int` subclass: not an `int` for the contract."""
 
 
-class Envelope(dict):  # type: ignore[type-arg]
+class Envelope(dict):  # type: ignore[type-arg,unused-ignore]
     """A `dict` subclass: not a `dict` for the contract."""
 
 
@@ -140,7 +140,7 @@ def wrong_keys(draw: st.DrawFn) -> Raw:
     extra = draw(
         st.lists(st.sampled_from([key for key in others if key not in raw]), max_size=2, unique=True)
     )
-    if not missing and not extra:
+    if not missing:  # one extra key alone: the message names "the extra key" (which of two is left open)
         extra = [draw(st.sampled_from([key for key in others if key not in raw]))]
     for key in missing:
         del raw[key]
