@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Set up and run the course: `python3 course.py lab` opens it, `python3 course.py test` checks everything.
 
-Maintainers: `python3 course.py build` regenerates the notebooks' stored outputs and the learners' versions.
+Maintainers: `python3 course.py build` regenerates the notebooks' stored outputs and the learners' versions,
+and `python3 course.py docs` builds the documentation site into docs/_build/html.
 Instructors: `python3 course.py hub [--port N]` starts a demo JupyterHub of the course on loopback (as root).
 Authors: `python3 course.py mutants [ASSIGNMENT [PART]] [--sample N]` scores the hidden tests by mutation.
 
@@ -12,6 +13,7 @@ Python 3.11+ needs nothing else.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import shutil
@@ -49,7 +51,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "build": ("grade",),  # grading/build_notebooks.py runs the instructor notebooks through course_grade
     "hub": ("grade", "hub"),
     "mutants": ("grade", "test"),  # mutmut's operators are in the test extra
-    "test": ("frameworks", "grade", "hub", "test"),  # the suite covers every command
+    "docs": ("docs", "grade"),  # the course-grade reference reads its parser, which imports the grader
+    "test": ("docs", "frameworks", "grade", "hub", "test"),  # the suite covers every command
 }
 """The optional dependencies (pyproject.toml's extras) each command installs before it runs."""
 
@@ -198,7 +201,7 @@ def test(extra: list[str]) -> int:
 
 
 def hub(extra: list[str]) -> int:
-    """A demo hub of the course on 127.0.0.1 (root: it creates Unix accounts); see docs/hub.md."""
+    """A demo hub of the course on 127.0.0.1 (root: it creates Unix accounts); see docs/instructors/hub.md."""
     ensure_npm_packages(HUB, "JupyterHub's proxy")
     command = [str(BIN / "python"), "-m", "course_grade.hub", *extra]
     print("$", " ".join(command[1:]), flush=True)
@@ -216,10 +219,47 @@ def mutants(extra: list[str]) -> int:
     return run("python", "grading/mutants.py", *extra)
 
 
-COMMANDS = {"lab": lab, "test": test, "build": build, "hub": hub, "mutants": mutants}
+def docs(extra: list[str]) -> int:
+    """Build the documentation site offline into docs/_build/html, every warning an error."""
+    html = str(ROOT / "docs" / "_build" / "html")
+    return run("python", "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "docs", html, *extra)
+
+
+COMMANDS = {"lab": lab, "test": test, "build": build, "hub": hub, "mutants": mutants, "docs": docs}
+
+PASSED_ON = {
+    "lab": "passed on to `jupyter lab` (e.g. --no-browser --port 8890)",
+    "test": "passed on to each pytest run (e.g. -k stand_in -x); ruff and mypy take none",
+    "build": "passed on to grading/build_notebooks.py: ASSIGNMENT ... to build only those, --check",
+    "hub": "passed on to `python -m course_grade.hub`: --port N, --learners N",
+    "mutants": "passed on to grading/mutants.py: [ASSIGNMENT [PART]] [--sample N]",
+    "docs": "passed on to sphinx-build (e.g. -E to read every page again)",
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: a command, then arguments passed on, unread, to the tool the command runs."""
+    top = argparse.ArgumentParser(
+        prog="python3 course.py",
+        description="Create .venv with what the command needs (installed once per set), then run the command.",
+    )
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, function in COMMANDS.items():
+        summary = (function.__doc__ or "").split("\n")[0]
+        extras = ", ".join(EXTRAS[name]) or "none: the course and JupyterLab alone"
+        one = commands.add_parser(
+            name, help=summary, description=f"{summary} Extras installed: {extras}.", add_help=False
+        )
+        one.add_argument("arguments", nargs=argparse.REMAINDER, metavar="ARGUMENT", help=PASSED_ON[name])
+    return top
+
+
+def main(argv: list[str]) -> int:
+    """Parse the command's name (what follows it goes to its tool unread), set up, run it."""
+    command = parser().parse_args(argv[:1]).command
+    ensure_environment(EXTRAS[command])
+    return COMMANDS[command](argv[1:])
+
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
-        sys.exit("usage: python3 course.py lab | test | build | hub | mutants [extra arguments]")
-    ensure_environment(EXTRAS[sys.argv[1]])
-    sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))
+    sys.exit(main(sys.argv[1:]))

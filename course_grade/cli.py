@@ -94,7 +94,7 @@ def parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     options.add_argument(
         "--similarity-against", type=Path, default=keep, metavar="DIR",
-        help="also compare solutions with earlier submissions in DIR (<DIR>/<student>/<assignment>/*.ipynb)",
+        help="also compare solutions with earlier submissions in DIR (DIR/STUDENT/ASSIGNMENT/NOTEBOOK.ipynb)",
     )  # fmt: skip
     options.add_argument(
         "--similarity-threshold", type=float, default=keep,

@@ -6,7 +6,7 @@ process started as that Unix user (LocalProcessSpawner) in their role's environm
 learners' edition and the Assignments tab, the instructor the whole course and the formgrader.
 Logins use JupyterHub's own SharedPasswordAuthenticator: one password for the learners, another (an admin
 password) for the instructor, so no learner can log in as the instructor. Fine for a demo and the tests; a
-real class uses its institution's authenticator (see docs/hub.md).
+real class uses its institution's authenticator (see docs/instructors/hub.md).
 """
 
 import json
