@@ -1,8 +1,9 @@
 """The judge: a learner's answer against the reference of its part, on the same generated examples.
 
 `judge(part, family, answer)` draws the family's examples (a fixed seed and budget: the same on every run and
-machine; drawn once per process), observes the reference and the answer on a fresh copy of each, and when they
-differ asks hypothesis to shrink the input to a smallest one that still tells them apart. It raises
+machine; drawn once per process, and the reference observed on them once), observes the answer on a fresh copy
+of each, and when the two differ asks hypothesis to shrink the input to a smallest one that still tells them
+apart. It raises
 `Disagreement` (an AssertionError): the sentence of the family for the learner, the shrunk input and both
 observations for the instructor.
 """
@@ -86,9 +87,22 @@ def prepare(sources: Iterable[str]) -> int:
         for part_id, key in CALL.findall(source):
             part = find_part(part_id)
             if part is not None and key in part.families:
-                examples(part, key)
+                reference_observations(part, key)
                 count += 1
     return count
+
+
+_observed: dict[tuple[str, str], list[Any]] = {}
+
+
+def reference_observations(part: Part, key: str) -> list[Any]:
+    """What the reference gives on each of the family's examples, observed once per process (it is a pure
+    function of the example: the same reference, the same observation)."""
+    memo = (f"{part.assignment}.{part.name}", key)
+    if memo not in _observed:
+        reference = part.reference()
+        _observed[memo] = [part.observe(reference, _fresh(example)) for example in examples(part, key)]
+    return _observed[memo]
 
 
 def _fresh(example: Any) -> Any:
@@ -122,8 +136,8 @@ def judge(part_id: str, key: str, answer: Any) -> None:
     def observed(who: Any, example: Any) -> Any:
         return part.observe(who, _fresh(example))
 
-    for example in examples(part, key):
-        want, got = observed(reference, example), observed(answer, example)
+    for example, want in zip(examples(part, key), reference_observations(part, key), strict=True):
+        got = observed(answer, example)
         if want != got:
             example = _shrunk(family, lambda e: observed(reference, e) != observed(answer, e), example)
             raise Disagreement(

@@ -29,7 +29,7 @@ class Counted(int):
     """An `int` subclass: not an `int` for the contract."""
 
 
-class Envelope(dict):  # type: ignore[type-arg,unused-ignore]
+class Envelope(dict[str, Any]):
     """A `dict` subclass: not a `dict` for the contract."""
 
 
@@ -37,7 +37,7 @@ Arguments = Envelope
 
 
 def _user_dict(items: dict[str, Any]) -> Any:
-    return UserDict(items)  # type: ignore[no-untyped-call]
+    return UserDict(items)
 
 
 class Raw(NamedTuple):
@@ -314,7 +314,7 @@ PARSE = Part(
             wrong_strings(),
         ),
         "blank_id": Family(
-            "refuse a blank `id`, and return any other `id` unchanged",
+            "refuse a blank `id`; return any other `id` unchanged",
             "test_parse_envelope_blank_id",
             blank_or_not_ids(),
         ),
@@ -328,19 +328,22 @@ PARSE = Part(
             "require `arguments` to be exactly a `dict`", "test_parse_envelope_arguments", not_an_object()
         ),
         "json_values": Family(
-            "accept inside `arguments`, at any depth, only JSON's values, each of exactly its type",
+            "accept inside `arguments`, at any depth, only `dict`s with `str` keys, `list`s, `str`, `int`, "
+            "finite `float`, `bool` and `None`, each of exactly that type",
             "test_parse_envelope_json_values",
             inside_arguments(),
             examples=80,
         ),
         "depth": Family(
-            "accept `arguments` nested 64 containers deep, and refuse deeper ones",
+            "accept `arguments` nested 64 containers deep; "
+            "refuse deeper ones with an `EnvelopeError`, never a `RecursionError`",
             "test_parse_envelope_depth",
             depths(),
             examples=30,
         ),
         "copy": Family(
-            "return a new dict, equal to `raw`, that shares no `dict` or `list` with `raw`",
+            "return a new dict, equal to `raw` when `raw` is accepted, "
+            "that shares no `dict` or `list` with `raw` at any depth",
             "test_parse_envelope_copy",
             accepted(),
         ),
@@ -429,14 +432,14 @@ ADAPTER = Part(
     "`arguments`; any other exception by type; the message unchanged.",
     {
         "each": Family(
-            "return one call envelope per tool call, in the order of `tool_calls`, each built from "
-            "its `id`, `function.name` and `function.arguments` decoded with `json.loads`",
+            "return one call envelope per tool call, in the order of `tool_calls`; from the tool call's `id`, "
+            "its `function.name` and its `function.arguments` string decoded with `json.loads`",
             "test_chat_message_to_envelopes_calls",
             messages(calls=True),
         ),
         "final": Family(
-            'return `[{"kind": "final", "text": message["content"]}]` when `tool_calls` is absent, '
-            "`None` or `[]`, whatever the content; only the calls when there are calls",
+            'return `[{"kind": "final", "text": message["content"]}]` when `tool_calls` is absent, `None` or `[]`, '
+            "whatever the content; return only the calls when the message has both `content` and tool calls",
             "test_chat_message_to_envelopes_final",
             messages(),
         ),
