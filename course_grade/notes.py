@@ -33,6 +33,7 @@ KINDS = {
     "tampered": "modified the course",
     "grading-failed": "could not be graded",
     "possible-tampering": "possible tampering",
+    "differs": "differs from the reference",
     "review": "for manual review",
     "cleaned": "execution tags removed",
     "flagged": "flagged for review",

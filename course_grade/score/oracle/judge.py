@@ -25,6 +25,10 @@ SHRINK_SECONDS = 20.0
 """How long shrinking a disagreement may take before the first input found is reported as it is."""
 
 
+DIFFERS = "differs from the reference"
+"""How a `Disagreement`'s message begins (the trusted checks tell a differential failure by it)."""
+
+
 class Disagreement(AssertionError):
     """The answer and the reference observed differently on one generated input (the learner's mistake)."""
 
@@ -33,7 +37,7 @@ class Disagreement(AssertionError):
             part, family, sentence, example, want, got
         )  # fmt: skip
         super().__init__(
-            f"differs from the reference ({part}, family {family!r}: {sentence}) on {_short(example)}: "
+            f"{DIFFERS} ({part}, family {family!r}: {sentence}) on {_short(example)}: "
             f"the reference gives {_short(want)}, this answer {_short(got)}"
         )
 

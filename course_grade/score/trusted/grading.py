@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from course_grade.notes import Note
+from course_grade.score.oracle.judge import DIFFERS
 from course_grade.score.submission_grades import NotebookGrades, SubmissionGrades
 from course_grade.score.trusted.coverage import unverified
 from course_grade.score.trusted.runner import (
@@ -32,6 +33,11 @@ TAMPERING = "possible-tampering"
 REVIEW = "review"
 """The note kind of what the trusted checks noticed without changing a score."""
 
+DIFFERENT = "differs"
+"""The note kind of a cell whose differential hidden test (the reference as oracle) failed only on the trusted
+side: the learner's function disagreed with the reference on a generated input. The note names the rule, never
+the input."""
+
 
 def reconcile(grades: NotebookGrades, verdict: NotebookVerdict) -> tuple[NotebookGrades, list[Note]]:
     """nbgrader's scores of one notebook with the trusted verdicts applied, and the notes on disagreements."""
@@ -42,6 +48,17 @@ def reconcile(grades: NotebookGrades, verdict: NotebookVerdict) -> tuple[Noteboo
         if cell.passed is not False or unverified(verdict.name, cell.grade_id) or not score:
             continue
         scores[cell.grade_id] = 0.0
+        if cell.reason.startswith(
+            f"Disagreement: {DIFFERS}"
+        ):  # a wrong answer the oracle caught: no tampering
+            rule = cell.hidden or "a hidden test comparing your function with the reference failed"
+            notes.append(
+                Note(
+                    DIFFERENT,
+                    f"{verdict.name}.ipynb, `{cell.grade_id}`: {rule}; its {score:g} point(s) are not given.",
+                )
+            )
+            continue
         notes.append(
             Note(
                 TAMPERING,

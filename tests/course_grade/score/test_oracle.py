@@ -217,9 +217,11 @@ def oracle_only_notebooks() -> tuple[dict[str, Any], dict[str, Any]]:
     return source, wrong
 
 
-def test_the_trusted_checks_run_the_oracle_and_the_learner_reads_the_rule_not_the_input(
+def test_the_trusted_checks_run_the_oracle_and_the_learner_reads_the_rule_never_the_input(
     tmp_path: Path,
 ) -> None:
+    from course_grade.score.submission_grades import NotebookGrades
+    from course_grade.score.trusted.grading import DIFFERENT, reconcile
     from course_grade.score.trusted.runner import check_notebook
 
     source, wrong = oracle_only_notebooks()
@@ -229,3 +231,7 @@ def test_the_trusted_checks_run_the_oracle_and_the_learner_reads_the_rule_not_th
     assert cell.passed is False and "differs from the reference" in cell.reason
     assert sentence in cell.hidden and "hidden test 1 of 1 failed" in cell.hidden
     assert "Final" not in cell.hidden and "FINAL" not in cell.hidden and "'kind'" not in cell.hidden
+    grades = NotebookGrades("01_envelope", {"test_kind": 1.0}, {})
+    applied, (note,) = reconcile(grades, verdict)
+    assert applied.scores["test_kind"] == 0.0 and note.kind == DIFFERENT and sentence in note.text
+    assert "Final" not in note.text and "tampering" not in note.text
