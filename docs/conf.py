@@ -5,7 +5,11 @@ time (no intersphinx) and no page loads a remote font or script (tests/e2e/test_
 
 from __future__ import annotations
 
+import ast
 import base64
+import functools
+import importlib.util
+import inspect
 import json
 import re
 import sys
@@ -13,6 +17,7 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.pycode import ModuleAnalyzer
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # course.py's parser (the course_lib and course_grade packages are installed)
@@ -76,9 +81,17 @@ def attachments_as_data(app: Sphinx, doctree: nodes.document) -> None:
 CODE = re.compile(r"(``.+?``|`[^`]+`)")
 
 
-def docstring_as_written(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
+def docstring_as_written(
+    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+) -> None:
     """course_lib's docstrings are Markdown-like: `name` is code (RST's ``name``), and a `*` outside code is a
-    star, not emphasis (`**options` would otherwise open bold text)."""
+    star, not emphasis (`**options` would otherwise open bold text). Data without a doc comment of its own
+    shows no docstring, rather than its type's (`dict() -> new empty dictionary`)."""
+    if (
+        what in ("data", "attribute")
+        and "\n".join(lines).strip() == (inspect.getdoc(type(obj)) or "").strip()
+    ):
+        lines.clear()
     for number, line in enumerate(lines):
         parts = CODE.split(line)
         for index, part in enumerate(parts):
@@ -89,6 +102,41 @@ def docstring_as_written(app: Sphinx, what: str, name: str, obj: object, options
         lines[number] = "".join(parts)
 
 
+@functools.cache
+def assigned_at_top(module: str) -> frozenset[str]:
+    """The names a module's own source assigns at its top level (constants, type aliases, type variables)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return frozenset()
+    names = set()
+    for node in ast.parse(Path(spec.origin).read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign):
+            names |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return frozenset(names)
+
+
+def undocumented_data(app: Sphinx, docname: str, source: list[str]) -> None:
+    """After each `.. automodule::` of the library reference, an `.. autodata::` for each public name the module
+    assigns without a doc comment: autodoc's `undoc-members` lists undocumented functions and classes but no
+    such data, and the reference lists every public name (tests/e2e/test_docs.py checks it)."""
+    if docname != "reference/api":
+        return
+
+    def add(match: re.Match[str]) -> str:
+        module = match.group(1)
+        documented = {name for _, name in ModuleAnalyzer.for_module(module).find_attr_docs()}
+        names = sorted(n for n in assigned_at_top(module) - documented if not n.startswith("_"))
+        return match.group(0) + "".join(f"\n.. autodata:: {module}.{name}\n   :no-value:\n" for name in names)
+
+    source[0] = re.sub(r"^\.\. automodule:: (\S+)$", add, source[0], flags=re.MULTILINE)
+
+
 def setup(app: Sphinx) -> None:
+    app.connect("source-read", undocumented_data)
     app.connect("doctree-read", attachments_as_data, priority=100)  # before Sphinx collects the images
     app.connect("autodoc-process-docstring", docstring_as_written)
+
+
+html_favicon = "favicon.svg"  # a page without one asks for /favicon.ico, a 404 in the console
