@@ -4,7 +4,9 @@
 Maintainers: `python3 course.py build` regenerates the notebooks' stored outputs and the learners' versions,
 and `python3 course.py docs` builds the documentation site into docs/_build/html.
 Instructors: `python3 course.py hub [--port N]` starts a demo JupyterHub of the course on loopback (as root).
-Authors: `python3 course.py mutants [ASSIGNMENT [PART]] [--sample N]` scores the hidden tests by mutation.
+Authors: `python3 course.py mutants [ASSIGNMENT [PART]] [--sample N]` scores the hidden tests by mutation, and
+`python3 course.py differential [ASSIGNMENT ...] [--answers]` prints the differential hidden tests (the
+reference as oracle) and, with --answers, judges the solutions, independent and wrong answers with them.
 
 Each command creates the virtual environment in .venv and installs into it first, when needed, what that
 command needs (EXTRAS): `lab` the course and JupyterLab alone, `test` every extra. A fresh machine with
@@ -51,6 +53,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "build": ("grade",),  # grading/build_notebooks.py runs the instructor notebooks through course_grade
     "hub": ("grade", "hub"),
     "mutants": ("grade", "test"),  # mutmut's operators are in the test extra
+    "differential": ("grade",),  # the differential hidden tests: hypothesis and course_grade.score.oracle
     "docs": ("docs", "grade"),  # the course-grade reference reads its parser, which imports the grader
     "test": ("docs", "frameworks", "grade", "hub", "test"),  # the suite covers every command
 }
@@ -219,13 +222,26 @@ def mutants(extra: list[str]) -> int:
     return run("python", "grading/mutants.py", *extra)
 
 
+def differential(extra: list[str]) -> int:
+    """Print each part's differential hidden tests: families, sentences, examples, time (--answers: judge them)."""
+    return run("python", "grading/differential.py", *extra)
+
+
 def docs(extra: list[str]) -> int:
     """Build the documentation site offline into docs/_build/html, every warning an error."""
     html = str(ROOT / "docs" / "_build" / "html")
     return run("python", "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "docs", html, *extra)
 
 
-COMMANDS = {"lab": lab, "test": test, "build": build, "hub": hub, "mutants": mutants, "docs": docs}
+COMMANDS = {
+    "lab": lab,
+    "test": test,
+    "build": build,
+    "hub": hub,
+    "mutants": mutants,
+    "differential": differential,
+    "docs": docs,
+}
 
 PASSED_ON = {
     "lab": "passed on to `jupyter lab` (e.g. --no-browser --port 8890)",
@@ -233,6 +249,7 @@ PASSED_ON = {
     "build": "passed on to grading/build_notebooks.py: ASSIGNMENT ... to build only those, --check",
     "hub": "passed on to `python -m course_grade.hub`: --port N, --learners N",
     "mutants": "passed on to grading/mutants.py: [ASSIGNMENT [PART]] [--sample N]",
+    "differential": "passed on to grading/differential.py: [ASSIGNMENT ...] [--answers]",
     "docs": "passed on to sphinx-build (e.g. -E to read every page again)",
 }
 
