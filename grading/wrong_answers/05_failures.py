@@ -47,6 +47,7 @@ B_RUN_OWN = "importing, wrapping or calling anything from `course_lib.tools`"
 B_NEVER_RAISE = "return `json.dumps` of one dict, built by the first"
 B_OFFERED = "if `name` is not a `str`, not in `offered`, or not registered in `toolbox`"
 B_AVAILABLE = "list in `available_tools` the sorted names"
+B_DUPLICATES = "kept as given, duplicates included"
 B_NOT_STR = "if `raw_arguments` is not a `str`"
 B_PARSE = "a `RecursionError` gives"
 B_OBJECT = "if what it parsed is not a `dict`"
@@ -58,6 +59,7 @@ B_CONFIRM_COPY = "with a deep copy of the arguments"
 B_CONFIRM_RAISES = "treat a `confirm` that raises as a no"
 B_RUN = 'or `{"error": str(error)}` when the tool raises a `ToolError`'
 B_ALLOW_NAN = "encode with `json.dumps(..., allow_nan=False)`"
+B_ONLY_EXCEPTION = "catch only `Exception`: a `BaseException` that is not one"
 B_UNEXPECTED = "the type name, never the message"
 
 _CHECK_OK = '''
@@ -381,6 +383,19 @@ WRONG_ANSWERS = [
     ),
     WrongAnswer(
         RUN,
+        "drops duplicates from available_tools: a name offered twice is listed once",
+        splice(
+            _RUN_OK,
+            (
+                "available_tools=sorted(n for n in names if n in toolbox)",
+                "available_tools=sorted({n for n in names if n in toolbox})",
+            ),
+        ),
+        ("test_run_tool_call_offered",),
+        breaks=B_DUPLICATES,
+    ),
+    WrongAnswer(
+        RUN,
         "no check that the name is a str: an unhashable name raises TypeError",
         splice(
             _RUN_OK,
@@ -500,6 +515,21 @@ WRONG_ANSWERS = [
         ),
         ("test_run_tool_call_unexpected",),
         breaks=B_UNEXPECTED,
+    ),
+    WrongAnswer(
+        RUN,
+        "catches BaseException around the tool: a KeyboardInterrupt becomes an error result instead of stopping",
+        splice(
+            _RUN_OK,
+            (
+                "    except Exception as error:\n"
+                '        toolbox.server_log.append(f"{name}: {type(error).__name__}: {error}")\n',
+                "    except BaseException as error:\n"
+                '        toolbox.server_log.append(f"{name}: {type(error).__name__}: {error}")\n',
+            ),
+        ),
+        ("test_run_tool_call_unexpected",),
+        breaks=B_ONLY_EXCEPTION,
     ),
     WrongAnswer(
         RUN,
