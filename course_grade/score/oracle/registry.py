@@ -11,12 +11,16 @@ MODULES: dict[str, str] = {
     "05_failures": "n05_failures",
     "07_capstone": "n07_capstone",
     "02_dispatcher": "n02_dispatcher",
+    "06_security": "n06_security",
     "04_wire": "n04_wire",
 }
 """assignment -> its module of parts in this package."""
 
 
-UNJUDGED: dict[str, str] = {}
+UNJUDGED: dict[str, str] = {
+    "02_dispatcher.parse_request": "a helper Part A's cell suggests, not a name the prose grades: its rules are "
+    "judged through dispatch and dispatch_with",
+}
 """`assignment.name` -> why that graded function or class has no differential test (tests/course_grade/score/
 test_oracle.py fails on any other graded name without one)."""
 
