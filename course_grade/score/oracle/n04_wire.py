@@ -151,6 +151,8 @@ class SpecsCase(NamedTuple):
     given_as: str
     api: Any
     lookup_only: bool
+    sweep: bool = False
+    """Call once per api of `BAD_APIS` and `GOOD_APIS` (each on a fresh toolbox) instead of with `api` alone."""
 
 
 TOOL_NAMES = ["get_weather", "lookup-v2", "ping", "a", "Ünïcode", "x" * 64]
@@ -169,7 +171,7 @@ def specs_cases(
     unknown: bool = False,
     schema: st.SearchStrategy[Any] = schemas,
 ) -> SpecsCase:
-    apis = st.sampled_from(GOOD_APIS) if apis is None else apis
+    api = draw(st.sampled_from(GOOD_APIS) if apis is None else apis)
     names = draw(st.lists(st.sampled_from(TOOL_NAMES), min_size=1, max_size=4, unique=True))
     filed = draw(st.integers(0, 3)) == 0
     keys = [f"k_{name}" if filed and draw(st.booleans()) else name for name in names]
@@ -189,7 +191,7 @@ def specs_cases(
         tools,
         tuple(asked),
         draw(st.sampled_from(["list", "tuple", "generator", "iterator"])),
-        draw(apis),
+        api,
         filed or draw(st.integers(0, 4)) == 0,
     )
 
@@ -237,6 +239,13 @@ def _key_orders(result: Any) -> Any:
 
 
 def observe_specs(answer: Any, case: SpecsCase) -> Any:
+    """`observe_one_api` for the case's api, or for every api of the sweep."""
+    if not case.sweep:
+        return observe_one_api(answer, case)
+    return tuple(observe_one_api(answer, case._replace(api=api)) for api in [*GOOD_APIS, *BAD_APIS])
+
+
+def observe_one_api(answer: Any, case: SpecsCase) -> Any:
     """The returned list (exact types and values, the key order of each entry, whether it shares a container
     with a tool's schema or the names given), or a ValueError; any other exception by type; and whether every
     tool's schema came out unchanged."""
@@ -317,8 +326,8 @@ SPECS = Part(
             'raise `ValueError` for any other `api` (`"Chat"`, `"completions"`, `None`, ...), even when '
             "`names` is empty",
             "test_tool_specs_unknown_api",
-            specs_cases(st.sampled_from(BAD_APIS) | st.text(max_size=3) | st.sampled_from(GOOD_APIS)),
-            examples=80,
+            specs_cases().map(lambda case: case._replace(sweep=True)),
+            examples=30,
         ),
         "unknown_name": Family(
             "raise `ValueError`, not `KeyError`, for a name the toolbox does not hold",
@@ -895,6 +904,7 @@ def responses_streams(
     endings: list[str] | None = None,
     after: bool = False,
     cut: bool = False,
+    interrupt: bool = False,
 ) -> list[Any]:
     """A Responses stream in the documented shape: items added in any order and interleaved, then its end."""
     count = draw(st.integers(*items))
@@ -912,6 +922,9 @@ def responses_streams(
                  "arguments": "", "item": {"type": "reasoning", "id": "rs_x", "status": "completed"},
                  "part": {"type": "output_text", "text": "", "annotations": []}}  # fmt: skip
         stream.insert(draw(st.integers(1, len(stream))), stray)
+    if interrupt:  # an end that is not a completion, before the stream goes on to response.completed
+        kind = draw(st.sampled_from(["response.incomplete", "response.failed", "error"]))
+        stream.insert(draw(st.integers(1, len(stream))), {"type": kind, "response": {"id": "resp_1"}})
     for index, event in enumerate(stream):
         event["sequence_number"] = index
     ending = draw(st.sampled_from(endings if endings is not None else ["response.completed"]))
@@ -1031,7 +1044,11 @@ RESPONSES = Part(
             "raise `ModelTurnError` if the stream ends without `response.completed`, or brings "
             "`response.incomplete`, `response.failed` or `error` before it",
             "test_assemble_responses_unfinished",
-            responses_streams(endings=BAD_ENDINGS) | responses_streams(cut=True),
+            st.one_of(
+                responses_streams(endings=BAD_ENDINGS),
+                responses_streams(cut=True),
+                responses_streams(interrupt=True),
+            ),
         ),
     },
 )
