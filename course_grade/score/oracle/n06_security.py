@@ -268,7 +268,8 @@ def unary(draw: st.DrawFn) -> Expr:
 NODES = ["x", "pi", "abs(1)", "(1).real", "[1]", "(1, 2)", "{1: 2}", "{1}", "lambda: 1", "1 if 1 else 2", "1 < 2",
          "1 and 2", "[i for i in ()]", "(x := 1)", "f'{1}'", "__import__('os')", "x[0]", "await x", "(yield)",
          "1.5.hex()", "print", "__builtins__", "sqrt(4)", "inf", "nan", "not_a_name", "[1, 2][0]", "{**{}}",
-         "1 is 1", "1 or 0", "(2)(3)", "float('inf')", "max(1, 2)", "()", "[]", "a.b.c", "-x", "+abs(-1)"]  # fmt: skip
+         "1 is 1", "1 or 0", "(2)(3)",
+         "(1,)", "2,", "(-3.5,)", "float('inf')", "max(1, 2)", "()", "[]", "a.b.c", "-x", "+abs(-1)"]  # fmt: skip
 
 
 @st.composite
