@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 import re
 import threading
 import time
@@ -1192,6 +1193,257 @@ AUDIT = Part(
 )
 
 
+# -- Part F: ChatAdapter -----------------------------------------------------------------------------------------
+
+
+class Conversation(NamedTuple):
+    """An adapter's tools (desk tool names) and model (None: the default), the calls made on it in order, and the
+    stand-in model's answers to its requests in order: ("json", payload) or ("http", status)."""
+
+    tools: list[str]
+    model: str | None
+    ops: list[tuple[Any, ...]]
+    answers: list[tuple[str, Any]]
+
+
+call_ids = st.sampled_from(["call_1", "call_2", "call_1", "c", "", "call_" + "9" * 30])
+wire_names = st.sampled_from(
+    ["get_order", "search_orders", "get_ordеr", "bad name", "", "x" * 65, "issue_refund"]
+)
+call_arguments = st.sampled_from(
+    [
+        '{"order_id": "A-1003"}',
+        "{}",
+        '{"order_id": "A-10',
+        "[1]",
+        '{"a": 1, "a": 2}',
+        "null",
+        '{"q": NaN}',
+        "",
+    ]
+)
+
+
+@st.composite
+def tool_calls(draw: st.DrawFn, broken: bool = False) -> dict[str, Any]:
+    call: dict[str, Any] = {
+        "id": draw(call_ids),
+        "type": draw(st.sampled_from(["function", "function", "function", "custom", "web_search"])),
+        "function": {"name": draw(wire_names), "arguments": draw(call_arguments)},
+    }
+    if broken:  # a function call lacking a field (what a call of another type lacks is left open)
+        call["type"] = "function"
+        where = draw(st.sampled_from(["id", "function", "name", "arguments"]))
+        if where in ("name", "arguments"):
+            del call["function"][where]
+        else:
+            del call[where]
+    return call
+
+
+@st.composite
+def answers(draw: st.DrawFn, kinds: tuple[str, ...] = ("text", "calls")) -> tuple[str, Any]:
+    kind = draw(st.sampled_from(kinds))
+    if kind == "http":
+        return ("http", draw(st.sampled_from([400, 404, 429, 500, 503])))
+    message: dict[str, Any] = {"role": "assistant", "content": None}
+    if kind in ("text", "empty", "length"):
+        message["content"] = draw(st.sampled_from(["hello", "", "é ✓", "The order is in transit."]))
+    if kind in ("calls", "broken", "length", "empty"):
+        size = draw(st.integers(0 if kind == "empty" else 1, 4))
+        message["tool_calls"] = [draw(tool_calls()) for _ in range(size)]
+        if kind == "broken":
+            message["tool_calls"].insert(draw(st.integers(0, size)), draw(tool_calls(broken=True)))
+        if kind != "empty" and draw(st.booleans()):
+            message["content"] = draw(st.sampled_from(["Let me look.", ""]))
+    if kind == "empty" and draw(st.booleans()):
+        message["content"] = None
+    if draw(st.booleans()):
+        message.update(
+            draw(st.sampled_from([{"refusal": None}, {"annotations": []}, {"audio": None, "x": [1]}]))
+        )
+    finish = draw(st.sampled_from(["stop", "tool_calls", "content_filter", None, "absent"]))
+    if kind == "length":
+        finish = "length"
+    choice: dict[str, Any] = {"index": 0, "message": message}
+    if finish != "absent":
+        choice["finish_reason"] = finish
+    payload: dict[str, Any] = {"id": "chatcmpl-1", "object": "chat.completion", "choices": [choice]}
+    if not draw(st.integers(0, 4)):  # n > 1: only choices[0] counts
+        other = {"role": "assistant", "content": "another choice", "tool_calls": [draw(tool_calls())]}
+        payload["choices"].append({"index": 1, "message": other, "finish_reason": "length"})
+    if kind == "malformed":
+        payload = draw(st.sampled_from([{}, {"choices": []}, {"choices": [{"index": 0}]},
+                                        {"choices": [{"index": 0, "finish_reason": "stop"}]}]))  # fmt: skip
+    return ("json", payload)
+
+
+results = st.lists(
+    st.tuples(call_ids, st.sampled_from(['{"result": 1}', "", '{"error": "no"}', "é"]), st.booleans()),
+    max_size=4,
+)
+user_texts = st.sampled_from(["hi", "Where is A-1003?", "", "a new question", "é ✓"])
+timeouts = st.sampled_from([5, 5.0, 0.5, 30.0, 0.25])
+
+
+@st.composite
+def conversations(draw: st.DrawFn, kinds: tuple[str, ...] = ("text", "calls"), restarts: bool = False) -> Any:
+    tools = draw(st.lists(st.sampled_from(DESK_NAMES), unique=True, max_size=3))
+    ops: list[tuple[Any, ...]] = [("start", draw(user_texts), draw(timeouts))]
+    for _ in range(draw(st.integers(0, 3))):
+        if restarts and draw(st.integers(0, 2)) == 0:
+            ops.append(("start", draw(user_texts), draw(timeouts)))
+        else:
+            ops.append(("reply", draw(results), draw(timeouts)))
+    script = [draw(answers(kinds)) for _ in ops]
+    model = draw(st.sampled_from([None, None, "gpt-test", "other-model"]))
+    return Conversation(tools, model, ops, script)
+
+
+def _adapter_reference() -> Any:
+    from course_lib.adapters import ChatAdapter  # noqa: PLC0415
+
+    return ChatAdapter
+
+
+def observe_adapter(answer: Any, example: Conversation) -> Any:
+    """With `post_json` a recording stand-in model in the answer's namespace: `api`, `requests` after each call,
+    each call's turn (exact types) or error (ModelTurnError; ModelHTTPError with its status), and every request
+    as the wire carries it (base, path, JSON body, timeout)."""
+    from course_lib.desk import desk_toolbox  # noqa: PLC0415
+    from course_lib.errors import ModelHTTPError, ModelTurnError  # noqa: PLC0415
+    from course_lib.turns import ToolResult  # noqa: PLC0415
+
+    sent: list[Any] = []
+    script = list(example.answers)
+
+    def post_json(base: Any, path: Any, payload: Any, timeout: Any = None) -> Any:
+        sent.append((base, path, json.loads(json.dumps(payload)), _number(timeout)))
+        if not script:
+            raise ModelHTTPError(500, "the script ran out")
+        kind, what = script.pop(0)
+        if kind == "http":
+            raise ModelHTTPError(what, "the stand-in model failed")
+        return copy.deepcopy(what)
+
+    box = desk_toolbox()
+    tools = [box[name] for name in example.tools]
+    methods = (
+        [getattr(item, "__func__", item) for item in vars(answer).values()]
+        if isinstance(answer, type)
+        else []
+    )
+    spaces = {id(fn.__globals__): fn for fn in methods if isinstance(fn, types.FunctionType)}
+    observed: list[Any] = []
+    with contextlib.ExitStack() as stack:
+        for fn in spaces.values():
+            stack.enter_context(_installed_in(fn, {"post_json": post_json}))
+        try:
+            client = (
+                answer("http://stand-in", tools)
+                if example.model is None
+                else answer("http://stand-in", tools, model=example.model)
+            )
+            observed.append((shape(getattr(client, "api", None)), shape(getattr(client, "requests", None))))
+        except Exception as error:
+            _aborting(error)
+            return ("raised", type(error).__name__)
+        for op in example.ops:
+            try:
+                if op[0] == "start":
+                    turn = client.start(op[1], timeout=op[2])
+                else:
+                    turn = client.reply([ToolResult(*result) for result in op[1]], timeout=op[2])
+                got: Any = ("returned", shape(turn))
+            except ModelHTTPError as error:
+                got = ("raised", "ModelHTTPError", error.status)
+            except ModelTurnError:
+                got = ("raised", "ModelTurnError")
+            except Exception as error:
+                _aborting(error)
+                got = ("raised", type(error).__name__)
+            observed.append((got, shape(getattr(client, "requests", None))))
+    return observed, sent
+
+
+CHAT_ADAPTER = Part(
+    ASSIGNMENT,
+    "ChatAdapter",
+    _adapter_reference,
+    observe_adapter,
+    "with `post_json` swapped for a recording stand-in model in the answer's namespace: `api`, `requests` after "
+    "each call, each call's turn (exact types) or error (ModelTurnError; ModelHTTPError and its status), and "
+    "every request as the wire carries it (base, path, JSON body, timeout). Error messages are open.",
+    {
+        "requests": Family(
+            'have `api = "chat"` as a class attribute, and a `requests` count that is 0 until the first request '
+            "and counts every request the adapter sent, across `start()` calls",
+            "test_chat_adapter_round_trip",
+            conversations(("text", "calls", "http", "malformed"), restarts=True),
+        ),
+        "tools": Family(
+            'keep `tools_field("chat", tools)` and send it as the request\'s `"tools"` only when it is not empty',
+            "test_chat_adapter_round_trip",
+            conversations(),
+            examples=30,
+        ),
+        "model": Family(
+            'send the `model` it was given (`MODEL` by default) as every request\'s `"model"`',
+            "test_chat_adapter_round_trip",
+            conversations(),
+            examples=30,
+        ),
+        "start": Family(
+            'in `start(user_text, *, timeout)`, make the history `[{"role": "user", "content": user_text}]` '
+            "afresh, whatever an earlier conversation left in it, then send it and return the turn",
+            "test_chat_adapter_round_trip",
+            conversations(restarts=True),
+        ),
+        "reply": Family(
+            'in `reply(results, *, timeout)`, append one `{"role": "tool", "tool_call_id": r.id, "content": '
+            "r.content}` per `ToolResult` to the history, in the order given",
+            "test_chat_adapter_every_call",
+            conversations(),
+        ),
+        "http": Family(
+            "adding 1 to `requests` before it (a request that fails counts too), and let the `ModelHTTPError` it "
+            "raises through",
+            "test_chat_adapter_errors",
+            conversations(("text", "calls", "http")),
+        ),
+        "malformed": Family(
+            'raise `ModelTurnError` if the answer has no `choices[0]["message"]`, or a function call in it lacks '
+            "its `id`, `function`, `name` or `arguments`",
+            "test_chat_adapter_errors",
+            conversations(("text", "calls", "broken", "malformed")),
+        ),
+        "length": Family(
+            'raise `ModelTurnError` if `choices[0]["finish_reason"]` is `"length"`',
+            "test_chat_adapter_errors",
+            conversations(("text", "calls", "length")),
+        ),
+        "kept": Family(
+            "otherwise append that `message` to the history exactly as it came back, every key kept",
+            "test_chat_adapter_round_trip",
+            conversations(("text", "calls", "length", "malformed")),
+        ),
+        "calls": Family(
+            'turn every tool call whose `type` is `"function"` into `call_item(call["id"], '
+            'call["function"]["name"], call["function"]["arguments"])`, in order, whatever the `finish_reason` '
+            '(other than `"length"`), and skip a call of any other type',
+            "test_chat_adapter_every_call",
+            conversations(("calls", "empty")),
+        ),
+        "final": Family(
+            'return `final_turn(message.get("content"))` when no call comes of the message',
+            "test_chat_adapter_errors",
+            conversations(("text", "empty")),
+        ),
+    },
+)
+
+
 PARTS = {
-    part.name: part for part in (MODE_FOR, OFFERED, EFFECTIVE, APPROVER, CANONICAL, BUDGET, REDACT, AUDIT)
+    part.name: part
+    for part in (MODE_FOR, OFFERED, EFFECTIVE, APPROVER, CANONICAL, BUDGET, REDACT, AUDIT, CHAT_ADAPTER)
 }
