@@ -10,6 +10,7 @@ agree with the reference on every family, and the wrong answers' count of caught
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import io
 import os
@@ -33,25 +34,43 @@ from course_grade.score.oracle.registry import MODULES, parts  # noqa: E402
 SOURCE = ROOT / "grading" / "source"
 
 
-def _cells_before(assignment: str, grade_id: str) -> tuple[list[str], str]:
-    """The code cells that run before the solution cell `grade_id` (tests and demos left out), and its source."""
+def _cells_up_to(assignment: str, grade_id: str) -> list[tuple[str | None, str]]:
+    """(grade_id of a solution cell or None, source) of the code cells up to the solution cell `grade_id`, in
+    notebook order, tests and demos left out."""
     notebook = nbformat.read(SOURCE / assignment / f"{assignment}.ipynb", as_version=4)  # type: ignore[no-untyped-call]
-    sources = []
+    cells: list[tuple[str | None, str]] = []
     for cell in notebook.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type != "code" or meta.get("grade") or "demo" in cell.metadata.get("tags", []):
             continue
-        if meta.get("solution") and meta.get("grade_id") == grade_id:
-            return sources, str(cell.source)
-        sources.append(cell.source)
+        solution = meta.get("grade_id") if meta.get("solution") else None
+        cells.append((solution, str(cell.source)))
+        if solution == grade_id:
+            return cells
     raise LookupError(f"{assignment} has no solution cell {grade_id!r}")
 
 
+def solution_source(assignment: str, grade_id: str) -> str:
+    """The instructor's source of the solution cell `grade_id`."""
+    return _cells_up_to(assignment, grade_id)[-1][1]
+
+
+def _cells_before(assignment: str, grade_id: str) -> tuple[list[str], str]:
+    """The sources of the code cells before the solution cell `grade_id`, and the solution's own source."""
+    cells = _cells_up_to(assignment, grade_id)
+    return [text for _, text in cells[:-1]], cells[-1][1]
+
+
 @contextlib.contextmanager
-def answer(assignment: str, grade_id: str, source: str | None = None) -> Iterator[dict[str, Any]]:
-    """The namespace in which `source` (default: the instructor's solution) of the cell `grade_id` is defined."""
+def answer(
+    assignment: str, grade_id: str, sources: str | dict[str, str] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The namespace in which the solution cell `grade_id` is defined: every solution cell up to it taken from
+    `sources` where it holds one (a dict by grade_id: an author's answer to the earlier parts too; a str: the
+    source of `grade_id` alone), else the instructor's."""
+    if isinstance(sources, str):
+        sources = {grade_id: sources}
     transform = TransformerManager().transform_cell
-    before, solution = _cells_before(assignment, grade_id)
     module = types.ModuleType(f"answer_{assignment}")
     namespace: dict[str, Any] = module.__dict__
     here = os.getcwd()
@@ -59,7 +78,8 @@ def answer(assignment: str, grade_id: str, source: str | None = None) -> Iterato
     sys.modules[module.__name__] = module
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            for text in [*before, solution if source is None else source]:
+            for solution, text in _cells_up_to(assignment, grade_id):
+                text = (sources or {}).get(solution or "", text)
                 exec(compile(transform(text), f"<{assignment}:{grade_id}>", "exec"), namespace)
         yield namespace
     finally:
@@ -70,11 +90,15 @@ def answer(assignment: str, grade_id: str, source: str | None = None) -> Iterato
             server.close()
 
 
-def disagreements(assignment: str, name: str, source: str | None = None) -> dict[str, str]:
-    """family -> the disagreement's message, for the answer `source` of the part `name` (default: the solution)."""
+def disagreements(assignment: str, name: str, source: str | dict[str, str] | None = None) -> dict[str, str]:
+    """family -> the disagreement's message, for an answer to the part `name` (default: the instructor's
+    solution): the source of its cell, or a dict of solution cells' sources by grade_id (an author's whole
+    answer, so that a later part may call the author's own helpers of an earlier one)."""
     part = parts(assignment)[name]
+    cell = _cell_of(assignment, name)
+    sources = {cell: source} if isinstance(source, str) else source
     found: dict[str, str] = {}
-    with answer(assignment, name, source) as namespace:
+    with answer(assignment, cell, sources) as namespace:
         for key in part.families:
             try:
                 judge(f"{assignment}.{name}", key, namespace[name])
@@ -83,6 +107,18 @@ def disagreements(assignment: str, name: str, source: str | None = None) -> dict
             except Exception as error:  # the judging itself failed: a finding too
                 found[key] = f"{type(error).__name__}: {error}"
     return found
+
+
+def _cell_of(assignment: str, name: str) -> str:
+    """The grade_id of the solution cell that defines the graded name `name`."""
+    notebook = nbformat.read(SOURCE / assignment / f"{assignment}.ipynb", as_version=4)  # type: ignore[no-untyped-call]
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution"):
+            for node in ast.parse(cell.source).body:
+                if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == name:
+                    return str(meta["grade_id"])
+    raise LookupError(f"{assignment} has no solution cell defining {name!r}")
 
 
 def report(assignment: str, with_answers: bool) -> int:
@@ -95,7 +131,9 @@ def report(assignment: str, with_answers: bool) -> int:
             started = time.process_time()
             count = len(examples(part, key))
             judge(f"{assignment}.{name}", key, reference)
-            print(f"  {key:<14} {count:>4} examples {time.process_time() - started:6.2f} s  {family.sentence}")
+            print(
+                f"  {key:<14} {count:>4} examples {time.process_time() - started:6.2f} s  {family.sentence}"
+            )
         if with_answers:
             problems += _answers(assignment, name)
     return problems
@@ -106,16 +144,17 @@ def _answers(assignment: str, name: str) -> int:
     from grading.wrong_answers import published  # noqa: PLC0415
 
     problems = 0
-    honest = [("instructor's solution", None)] + [
-        (f"independent ({one.author})", one.cells[name]) for one in independent(assignment) if name in one.cells
+    cell = _cell_of(assignment, name)
+    honest: list[tuple[str, dict[str, str] | None]] = [("instructor's solution", None)] + [
+        (f"independent ({one.author})", one.cells) for one in independent(assignment) if cell in one.cells
     ]
     for who, source in honest:
         found = disagreements(assignment, name, source)
         problems += bool(found)
         for key, message in found.items():
             print(f"  OVER-SPECIFIED? {who} differs on {key}: {message[:500]}")
-    wrong = [one for one in published(assignment) if one.cell == name]
-    caught = [one for one in wrong if disagreements(assignment, name, one.code)]
+    wrong = [one for one in published(assignment) if one.cell == cell]
+    caught = [one for one in wrong if disagreements(assignment, name, {cell: one.code})]
     print(f"  wrong answers the families catch: {len(caught)} of {len(wrong)}")
     return problems
 
@@ -124,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     """Print the differential tests of each assignment (with --answers, judge the known answers too)."""
     parser = argparse.ArgumentParser(prog="python3 course.py differential", description=main.__doc__)
     parser.add_argument("assignments", nargs="*", help="default: every assignment with differential parts")
-    parser.add_argument("--answers", action="store_true", help="judge solutions, independent and wrong answers")
+    parser.add_argument(
+        "--answers", action="store_true", help="judge solutions, independent and wrong answers"
+    )
     args = parser.parse_args(argv)
     problems = sum(report(assignment, args.answers) for assignment in args.assignments or list(MODULES))
     return 1 if problems else 0
