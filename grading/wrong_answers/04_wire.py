@@ -650,6 +650,7 @@ RESPONSES_DONE = (
     'replace an item of any other type (a `reasoning` item, say) by a deep copy of `event["item"]`'
 )
 RESPONSES_UNOPENED = "an `output_index` that no earlier `response.output_item.added` opened"
+RESPONSES_REFUSAL = "a `refusal` part too is appended with"
 RESPONSES_COMPLETED = "stop at `response.completed`: nothing after it counts"
 RESPONSES_UNFINISHED = "raise `ModelTurnError` if the stream ends without `response.completed`"
 RESPONSES_BAD_END = "or brings `response.incomplete`, `response.failed` or `error` before it"
@@ -1383,6 +1384,20 @@ WRONG_ANSWERS += [
         ),
         ("test_assemble_responses_unfinished",),
         breaks=RESPONSES_UNOPENED,
+    ),
+    WrongAnswer(
+        RESPONSES_STREAM,
+        'sets text to "" only on an output_text part: a refusal part is appended without it',
+        splice(
+            _RESPONSES_STREAM_OK,
+            (
+                '.append({**event["part"], "text": ""})',
+                '.append({**event["part"], "text": ""} if event["part"]["type"] == "output_text"'
+                ' else dict(event["part"]))',
+            ),
+        ),
+        ("test_assemble_responses_calls",),
+        breaks=RESPONSES_REFUSAL,
     ),
     WrongAnswer(
         RESPONSES_STREAM,
