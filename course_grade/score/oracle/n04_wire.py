@@ -826,7 +826,7 @@ def _item_events(draw: st.DrawFn, index: int, number: int, mismatch: bool) -> li
             events.append({"type": "response.function_call_arguments.done", **at, "item_id": item["id"],
                            "arguments": said})  # fmt: skip
         events.append({"type": "response.output_item.done", **at,
-                       "item": {**item, "arguments": said, "status": status}})  # fmt: skip
+                       "item": {**item, "arguments": said, "status": status, **_done_extra(draw)}})  # fmt: skip
         return events
     if kind == "message":
         texts = draw(st.lists(st.lists(st.sampled_from(["", "It is ", "15 °C"]) | st.text(max_size=3), max_size=3),
@@ -861,8 +861,8 @@ def _item_events(draw: st.DrawFn, index: int, number: int, mismatch: bool) -> li
         # a part is added before any delta of a later part names its content_index: keep the parts' order
         events += _merge_parts(draw, queues)
         content = [{**part, "text": "".join(text)} for text, part in zip(texts, parts, strict=True)]
-        events.append({"type": "response.output_item.done", **at, "item": {**item, "status": status,
-                                                                          "content": content}})  # fmt: skip
+        done = {**item, "status": status, "content": content, **_done_extra(draw)}
+        events.append({"type": "response.output_item.done", **at, "item": done})
         return events
     thought: dict[str, Any] = {"id": f"rs_{number}", "type": kind, "summary": []}
     said = draw(st.sampled_from([thought, {**thought, "summary": [{"type": "summary_text", "text": "t"}]},
@@ -871,6 +871,11 @@ def _item_events(draw: st.DrawFn, index: int, number: int, mismatch: bool) -> li
         {"type": "response.output_item.added", **at, "item": thought},
         {"type": "response.output_item.done", **at, "item": {**said, "status": status}},
     ]
+
+
+def _done_extra(draw: st.DrawFn) -> dict[str, Any]:
+    """What a done item may hold beyond the added one: only its `status` counts for a call or a message."""
+    return dict(draw(st.sampled_from([{}, {}, {"note": "from the done event"}, {"role": "assistant"}])))
 
 
 def _merge_parts(draw: st.DrawFn, queues: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
