@@ -759,18 +759,20 @@ CHAT = Part(
             "not the turn also holds calls",
             "test_assemble_chat_text",
             chat_streams(text=True),
+            examples=45,
         ),
         "calls": Family(
             "build one tool call per `index`",
             "test_assemble_chat_calls",
             chat_streams(calls=(1, 4)),
+            examples=45,
         ),
         "id_name": Family(
             "take a call's `id` and `name` from the first delta at its `index`, raising `ModelTurnError` if that "
             "delta leaves either out (or sends `None`), and never join them",
             "test_assemble_chat_calls",
             st.one_of(chat_streams(calls=(1, 3), repeat=True), chat_streams(calls=(1, 3), bad_open=True)),
-            examples=80,
+            examples=50,
         ),
         "arguments": Family(
             "set a call's `arguments` to every `arguments` fragment at its `index` joined in arrival order, "
@@ -788,6 +790,7 @@ CHAT = Part(
             'raise `ModelTurnError` if no chunk carries a `finish_reason`, even when `"[DONE]"` arrives',
             "test_assemble_chat_finish",
             st.one_of(chat_streams(finishes=ALL_FINISH), chat_streams(finishes=ALL_FINISH, cut=True)),
+            examples=45,
         ),
         "cut_short": Family(
             'raise `ModelTurnError` if the `finish_reason` is `"length"` or `"content_filter"`, whether the turn '
@@ -1007,6 +1010,7 @@ RESPONSES = Part(
             "return the output items as a list in increasing `output_index`, whatever order they were added in",
             "test_assemble_responses_calls",
             responses_streams(items=(2, 4)),
+            examples=40,
         ),
         "start": Family(
             "start each item as a deep copy of the `item` of its `response.output_item.added` event",
@@ -1019,6 +1023,7 @@ RESPONSES = Part(
             "differ from the deltas joined so far",
             "test_assemble_responses_calls",
             responses_streams(items=(1, 3)) | responses_streams(items=(1, 3), mismatch=True),
+            examples=45,
         ),
         "parts": Family(
             'append each `response.content_part.added` event\'s `part`, with `"text": ""`, to its message\'s '
@@ -1038,6 +1043,7 @@ RESPONSES = Part(
             "`response.output_item.added` opened",
             "test_assemble_responses_unfinished",
             responses_streams(unopened=True),
+            examples=45,
         ),
         "completed": Family(
             "stop at `response.completed`: nothing after it counts",
@@ -1132,8 +1138,9 @@ def conversations(draw: st.DrawFn, turns: tuple[int, int] = (1, 5), endless: boo
         options["max_steps"] = draw(st.integers(0, 5))
     if draw(st.booleans()):
         options["model"] = draw(st.sampled_from(["gpt-test", None, ""]))
-    if draw(st.booleans()):
-        options["confirm"] = draw(st.sampled_from([confirm_yes, confirm_no, None]))
+    confirm = draw(st.sampled_from([confirm_no, confirm_yes, None, "left out"]))
+    if confirm != "left out":
+        options["confirm"] = confirm
     extras: list[tuple[str, list[Any]]] = [
         ("store", [True, False]), ("temperature", [0, 0.5]), ("tool_choice", ["auto", "required"]),
         ("metadata", [{"k": "v"}]),
@@ -1201,6 +1208,7 @@ LOOP = Part(
             "request",
             "test_chained_loop_chains",
             conversations(),
+            examples=40,
         ),
         "first": Family(
             'send `"input": [{"role": "user", "content": user_text}]` and no `previous_response_id` in the '
@@ -1213,12 +1221,14 @@ LOOP = Part(
             'name in `"previous_response_id"` of every later request the `id` of the answer it has just received',
             "test_chained_loop_chains",
             conversations(turns=(2, 5)),
+            examples=40,
         ),
         "outputs": Family(
             'send as the `"input"` of every later request one `{"type": "function_call_output", "call_id": '
             '<its call_id>, "output": <result string>}` per `function_call` item of that answer, in their order',
             "test_chained_loop_chains",
             conversations(turns=(2, 4)),
+            examples=40,
         ),
         "new_items": Family(
             "never send again an item the provider already holds",
@@ -1231,17 +1241,20 @@ LOOP = Part(
             "append `(step, name, arguments, result)` to the trace",
             "test_chained_loop_final_text",
             conversations(turns=(2, 4)),
+            examples=60,
         ),
         "final": Family(
             "return the text of the first answer without a `function_call` item (every `output_text` part of its "
             "`message` items, joined) and the trace",
             "test_chained_loop_final_text",
             conversations(),
+            examples=40,
         ),
         "max_steps": Family(
             "raise `MaxStepsExceeded(message, trace)` after `max_steps` requests without such an answer",
             "test_chained_loop_max_steps",
             conversations(endless=True) | conversations(),
+            examples=40,
         ),
     },
 )
