@@ -117,6 +117,8 @@ MISREADINGS: list[tuple[str, str, tuple[tuple[str, str], ...]]] = [
      (('problems.append(f"{path}: {shown} is not one of', 'problems.append(f"$: {shown} is not one of'),)),
     ("check_args", "walks a dict's keys against items too",
      (("    if isinstance(value, list):\n", "    if isinstance(value, list | dict):\n"),)),
+    ("check_args", "writes the enum options as JSON in the problem",
+     (("is not one of {schema['enum']}\")", "is not one of {json.dumps(schema['enum'])}\")"),)),
     # Part A: tighten_average
     ("tighten_average", "replaces the tool with a copy whose schema is tightened",
      (('    toolbox["average"].parameters["properties"]["numbers"]["minItems"] = 1\n',
@@ -134,6 +136,8 @@ MISREADINGS: list[tuple[str, str, tuple[tuple[str, str], ...]]] = [
      (('    toolbox["average"].parameters["properties"]["numbers"]["minItems"] = 1\n',
        '    toolbox["average"].parameters["properties"]["numbers"]["minItems"] = 1\n'
        '    return toolbox["average"].parameters\n'),)),
+    ("tighten_average", "puts minItems on the items of numbers",
+     (('["numbers"]["minItems"] = 1', '["numbers"]["items"]["minItems"] = 1'),)),
     # Part B: run_tool_call
     ("run_tool_call", "repairs a name with spaces around it",
      (("    if not isinstance(name, str) or name not in offered", "    name = name.strip() if isinstance(name, str) else name\n"
@@ -192,6 +196,11 @@ MISREADINGS: list[tuple[str, str, tuple[tuple[str, str], ...]]] = [
        'toolbox.server_log.append(f"{type(error).__name__}: {error}")'),)),
     ("run_tool_call", "names the failing tool without quotes",
      (('return json.dumps({"error": f"tool {name!r} failed with', 'return json.dumps({"error": f"tool {name} failed with'),)),
+    ("run_tool_call", "names an unknown tool without quotes",
+     (('"error": f"unknown tool {name!r}"', '"error": f"unknown tool {name}"'),)),
+    ("run_tool_call", "logs the repr of an unexpected failure",
+     (('toolbox.server_log.append(f"{name}: {type(error).__name__}: {error}")',
+       'toolbox.server_log.append(f"{name}: {type(error).__name__}: {error!r}")'),)),
 ]  # fmt: skip
 
 
