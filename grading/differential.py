@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from course_grade.score.oracle import judge as judging  # noqa: E402
 from course_grade.score.oracle.judge import Disagreement, examples, judge  # noqa: E402
 from course_grade.score.oracle.registry import MODULES, parts  # noqa: E402
 

@@ -34,7 +34,7 @@ def chat_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm=None
     tools = [{"type": "function", "function": toolbox[name].declaration()} for name in names]
     trace = []
     for step in range(1, max_steps + 1):
-        body = {"model": model if model is not None else MODEL, "tools": tools, **extra, "messages": messages}
+        body = {"model": model or MODEL, "tools": tools, **extra, "messages": messages}
         if tool_choice is not None and (step == 1 or sticky):
             body["tool_choice"] = tool_choice
         answer = post_json(base, "/chat/completions", body)
@@ -60,7 +60,7 @@ def responses_tool_loop(base, user_text, toolbox, names, *, max_steps=5, confirm
     tools = [{"type": "function", **toolbox[name].declaration()} for name in names]
     trace = []
     for step in range(1, max_steps + 1):
-        body = {"model": model if model is not None else MODEL, "tools": tools, **extra, "input": items}
+        body = {"model": model or MODEL, "tools": tools, **extra, "input": items}
         if tool_choice is not None and (step == 1 or sticky):
             body["tool_choice"] = tool_choice
         answer = post_json(base, "/responses", body)

@@ -320,7 +320,7 @@ def chained_responses_loop(base, user_text, toolbox, names, *, max_steps=5, conf
 TERSE = {
     "tool_specs": """
 def tool_specs(toolbox, names, api):
-    if api not in {"chat", "responses"}:
+    if api not in ("chat", "responses"):
         raise ValueError(api)
     out = []
     for n in names:

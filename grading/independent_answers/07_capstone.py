@@ -119,13 +119,12 @@ def _pieces():
 
 
 def _mask_canary(text):
-    folded = text.casefold() if len(text.casefold()) == len(text) else None
-    if folded is None:
-        return text
+    # fold each character on its own: one whose folded form is longer (ß, İ) cannot be part of a run
+    folded = "".join(f if len(f := c.casefold()) == 1 else "\\x00" for c in text)
     hit = [False] * len(text)
     secret = CANARY.casefold()
     for start in range(len(text)):
-        for end in range(len(text), start + SECRET_PIECE - 1, -1):
+        for end in range(min(len(text), start + len(secret)), start + SECRET_PIECE - 1, -1):
             if folded[start:end] in secret:
                 for i in range(start, end):
                     hit[i] = True
@@ -147,7 +146,7 @@ def _unescape(text):
     text = re.sub(r"\\\\x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
     text = re.sub(r"%([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
     hexa = lambda m: chr(int(m.group(1), 16)) if int(m.group(1), 16) < 0x110000 else m.group(0)
-    text = re.sub(r"&#x([0-9a-fA-F]+);", hexa, text)
+    text = re.sub(r"&#[xX]([0-9a-fA-F]+);", hexa, text)
     return re.sub(r"&#([0-9]+);", lambda m: chr(int(m.group(1))) if int(m.group(1)) < 0x110000 else m.group(0), text)
 
 
@@ -227,6 +226,8 @@ class ChatAdapter:
             raise ModelTurnError("the turn was cut off (finish_reason length)")
         calls = message.get("tool_calls") or []
         for call in calls:
+            if call.get("type") != "function":
+                continue
             function = call.get("function")
             if "id" not in call or not isinstance(function, dict) or not {"name", "arguments"} <= function.keys():
                 raise ModelTurnError("a tool call lacks its id, function, name or arguments")
@@ -451,6 +452,8 @@ def _checked(answer):
         raise ModelTurnError("finish_reason is length: the turn is incomplete")
     message = first["message"]
     for call in message.get("tool_calls") or ():
+        if call.get("type") != "function":
+            continue
         fn = call.get("function")
         if call.get("id") is None or not fn or fn.get("name") is None or fn.get("arguments") is None:
             raise ModelTurnError("incomplete tool call")
@@ -596,19 +599,19 @@ import unicodedata
 
 
 def redact(text):
-    low, sec = text.lower(), CANARY.lower()
+    low = "".join(f if len(f := c.casefold()) == 1 else "\\x00" for c in text)  # aligned with text
+    sec = CANARY.casefold()
     marks = [False] * len(text)
-    if len(low) == len(text):
-        for i in range(len(sec) - SECRET_PIECE + 1):
-            piece = sec[i:i + SECRET_PIECE]
-            for m in re.finditer(re.escape(piece), low):
-                for j in range(m.start(), m.end()):
-                    marks[j] = True
+    for i in range(len(sec) - SECRET_PIECE + 1):
+        piece = sec[i:i + SECRET_PIECE]
+        for m in re.finditer(re.escape(piece), low):
+            for j in range(m.start(), m.end()):
+                marks[j] = True
     out = re.sub(r"\\x00+", REDACTED, "".join("\\x00" if f else c for c, f in zip(text, marks))) if any(marks) else text
     out = KEY_PATTERN.sub(REDACTED, out)
     probe = out
     subs = [(r"\\\\+u([0-9a-fA-F]{4})", 16), (r"\\\\x([0-9a-fA-F]{2})", 16), (r"%([0-9a-fA-F]{2})", 16),
-            (r"&#x([0-9a-fA-F]+);", 16), (r"&#(\\d+);", 10)]
+            (r"&#[xX]([0-9a-fA-F]+);", 16), (r"&#(\\d+);", 10)]
     for _ in range(4):
         prev = probe
         for pat, base in subs:
@@ -660,8 +663,8 @@ class ChatAdapter:
         try:
             ch = ans["choices"][0]
             msg = ch["message"]
-            calls = [(c["id"], c["function"]["name"], c["function"]["arguments"], c.get("type"))
-                     for c in msg.get("tool_calls") or []]
+            calls = [(c["id"], c["function"]["name"], c["function"]["arguments"], c["type"])
+                     for c in msg.get("tool_calls") or [] if c.get("type") == "function"]
         except (KeyError, IndexError, TypeError) as e:
             raise ModelTurnError(f"malformed answer: {e!r}") from None
         if ch.get("finish_reason") == "length":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import re
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,7 +23,8 @@ from course_grade.score.oracle.contract import Family, Part
 from course_grade.score.oracle.registry import find_part
 
 SHRINK_SECONDS = 20.0
-"""How long shrinking a disagreement may take before the first input found is reported as it is."""
+"""How long shrinking a disagreement may take before the first input found is reported as it is (0: the first
+input found is reported unshrunk, as `course.py differential --answers` and the tests that only count do)."""
 
 
 DIFFERS = "differs from the reference"
@@ -74,7 +76,11 @@ def examples(part: Part, key: str) -> list[Any]:
         def draw(example: Any) -> None:
             drawn.append(example)
 
-        draw()
+        with (
+            warnings.catch_warnings()
+        ):  # hypothesis's notes (a large repr, say) must not reach a cell's stderr
+            warnings.simplefilter("ignore")
+            draw()
         _drawn[memo] = drawn
     return _drawn[memo]
 
@@ -164,14 +170,18 @@ def _shrunk(family: Family, differs: Callable[[Any], bool], found: Any) -> Any:
     def condition(example: Any) -> bool:
         return time.monotonic() < deadline and differs(example)
 
+    if SHRINK_SECONDS <= 0:
+        return found
     try:
-        return find(
-            family.inputs, condition,
-            settings=settings(
-                max_examples=family.examples, derandomize=True, database=None, deadline=None,
-                suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink],
-                verbosity=Verbosity.quiet,
-            ),
-        )  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return find(
+                family.inputs, condition,
+                settings=settings(
+                    max_examples=family.examples, derandomize=True, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink],
+                    verbosity=Verbosity.quiet,
+                ),
+            )  # fmt: skip
     except NoSuchExample:
         return found
