@@ -167,7 +167,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--answers", action="store_true", help="judge solutions, independent and wrong answers"
     )
+    parser.add_argument(
+        "--shrink", action="store_true", help="with --answers: shrink each disagreement (slow)"
+    )
     args = parser.parse_args(argv)
+    if args.answers and not args.shrink:
+        judging.SHRINK_SECONDS = 0.0  # counting what is caught needs no smallest input
     problems = sum(report(assignment, args.answers) for assignment in args.assignments or list(MODULES))
     return 1 if problems else 0
 
