@@ -13,6 +13,7 @@ MODULES: dict[str, str] = {
     "02_dispatcher": "n02_dispatcher",
     "06_security": "n06_security",
     "04_wire": "n04_wire",
+    "03_loop": "n03_loop",
 }
 """assignment -> its module of parts in this package."""
 
