@@ -29,6 +29,10 @@ class Family:
     """The examples: each is passed whole to the part's `observe`."""
     examples: int = 60
     """How many examples are drawn (a fixed budget: the same ones on every run and machine)."""
+    local: str = ""
+    """Non-empty when the family can be observed only where the answer runs in the judging process (the forked
+    shells, the mutation runs), not across the trusted checks' pipe: why (identity, the call stack's depth,
+    a callback's own objects). The trusted checks skip it; the enumerated checks of its cell still run there."""
 
 
 @dataclass(frozen=True)

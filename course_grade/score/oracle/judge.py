@@ -133,14 +133,17 @@ def aborting(*kinds: type[BaseException]) -> Iterator[None]:
         contract.ABORTING = before
 
 
-def judge(part_id: str, key: str, answer: Any) -> None:
-    """Raise `Disagreement` when `answer` and the reference of `part_id` observe differently on `key`'s inputs."""
+def judge(part_id: str, key: str, answer: Any, *, remote: bool = False) -> None:
+    """Raise `Disagreement` when `answer` and the reference of `part_id` observe differently on `key`'s inputs
+    (`remote`: the answer is a proxy across the trusted checks' pipe, so a `local` family is skipped)."""
     part = find_part(part_id)
     if part is None:
         raise OracleError(f"no differential part {part_id!r} in course_grade.score.oracle")
     family = part.families.get(key)
     if family is None:
         raise OracleError(f"{part_id} has no family {key!r} (it has {sorted(part.families)})")
+    if remote and family.local:
+        return
     reference = part.reference()
 
     def observed(who: Any, example: Any) -> Any:
@@ -185,3 +188,8 @@ def _shrunk(family: Family, differs: Callable[[Any], bool], found: Any) -> Any:
             )  # fmt: skip
     except NoSuchExample:
         return found
+
+
+def remote_judge(part_id: str, key: str, answer: Any) -> None:
+    """`judge` for the trusted checks, where the answer is a proxy to the learner's process."""
+    judge(part_id, key, answer, remote=True)

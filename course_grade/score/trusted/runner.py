@@ -320,7 +320,7 @@ def check_notebook(
     start = time.perf_counter()
     steps = split_cells(source, submitted)
     with contextlib.ExitStack() as stack:
-        stack.enter_context(judging(oracle.judge))  # the differential hidden tests: the reference as oracle
+        stack.enter_context(judging(oracle.remote_judge))  # the differential hidden tests: the reference as oracle
         stack.enter_context(oracle.aborting(PeerFailure))  # a lost learner process ends a cell, as elsewhere
         if folder is None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="learner-")))
@@ -478,7 +478,9 @@ class _Run:
             try:
                 with _quiet():
                     exec(compile(text, "<example>", "exec"), self.namespace)
-            except Exception:
+            except PeerFailure:
+                raise
+            except BaseException:  # a learner's KeyboardInterrupt or SystemExit, rebuilt here, included
                 continue
 
     def _assert_own_work(self, fn: object, reference_module: Any, allow: tuple[str, ...] = ()) -> None:

@@ -235,3 +235,24 @@ def test_the_trusted_checks_run_the_oracle_and_the_learner_reads_the_rule_never_
     applied, (note,) = reconcile(grades, verdict)
     assert applied.scores["test_kind"] == 0.0 and note.kind == DIFFERENT and sentence in note.text
     assert "Final" not in note.text and "tampering" not in note.text
+
+
+def test_every_local_family_named_exists_and_says_why() -> None:
+    from course_grade.score.oracle.registry import LOCAL
+
+    for part_id, families in LOCAL.items():
+        assignment, _, name = part_id.partition(".")
+        part = parts(assignment)[name]
+        for key, why in families.items():
+            assert key in part.families and part.families[key].local == why and why, f"{part_id} {key}"
+
+
+def test_the_trusted_checks_skip_a_local_family_and_judge_the_others(
+    toy: Part, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dataclasses
+
+    monkeypatch.setitem(toy.families, "all", dataclasses.replace(toy.families["all"], local="a reason"))  # type: ignore[arg-type]
+    judging.remote_judge("01_envelope.halve", "all", lambda number: "wrong")
+    with pytest.raises(Disagreement):
+        judge("01_envelope.halve", "all", lambda number: "wrong")
