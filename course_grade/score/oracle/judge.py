@@ -56,20 +56,29 @@ def _short(value: Any, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-_drawn: dict[tuple[str, str], list[Any]] = {}
+_drawn: dict[tuple[str, str, int], list[Any]] = {}
 
 
-def examples(part: Part, key: str) -> list[Any]:
-    """The family's examples, drawn once per process with a fixed seed and budget (hypothesis, derandomized)."""
-    memo = (f"{part.assignment}.{part.name}", key)
+REMOTE_EXAMPLES = 12
+"""How many examples a family draws for the trusted checks, where every call of the answer crosses the pipe to
+the learner's process (about 1.5 ms a call) and each grading worker draws each family once: the first
+`min(REMOTE_EXAMPLES, family.examples)` of a draw of that size. The forked shells and mutation runs draw the
+family's whole budget."""
+
+
+def examples(part: Part, key: str, budget: int | None = None) -> list[Any]:
+    """The family's examples, drawn once per process with a fixed seed and budget (hypothesis, derandomized):
+    `family.examples` of them, or `budget` when it is smaller."""
+    family = part.families[key]
+    size = family.examples if budget is None else min(budget, family.examples)
+    memo = (f"{part.assignment}.{part.name}", key, size)
     if memo not in _drawn:
         from hypothesis import HealthCheck, Phase, Verbosity, given, settings  # noqa: PLC0415
 
-        family = part.families[key]
         drawn: list[Any] = []
 
         @settings(
-            max_examples=family.examples, derandomize=True, database=None, deadline=None,
+            max_examples=size, derandomize=True, database=None, deadline=None,
             suppress_health_check=list(HealthCheck), phases=[Phase.generate], verbosity=Verbosity.quiet,
         )  # fmt: skip
         @given(family.inputs)
@@ -89,29 +98,32 @@ CALL = re.compile(r"""against_reference\(\s*["']([\w.]+)["']\s*,\s*["'](\w+)["']
 """A differential hidden test's call, as `grading/oracle_cells.py` writes it."""
 
 
-def prepare(sources: Iterable[str]) -> int:
+def prepare(sources: Iterable[str], *, remote: bool = False) -> int:
     """Draw the examples of every family the cells `sources` call (so that a forked child or a cell with a
-    deadline finds them drawn); return how many families that is."""
+    deadline finds them drawn; `remote`: those the trusted checks run, at their budget); return how many."""
     count = 0
     for source in sources:
         for part_id, key in CALL.findall(source):
             part = find_part(part_id)
-            if part is not None and key in part.families:
-                reference_observations(part, key)
-                count += 1
+            if part is None or key not in part.families or (remote and part.families[key].local):
+                continue
+            reference_observations(part, key, REMOTE_EXAMPLES if remote else None)
+            count += 1
     return count
 
 
-_observed: dict[tuple[str, str], list[Any]] = {}
+_observed: dict[tuple[str, str, int | None], list[Any]] = {}
 
 
-def reference_observations(part: Part, key: str) -> list[Any]:
+def reference_observations(part: Part, key: str, budget: int | None = None) -> list[Any]:
     """What the reference gives on each of the family's examples, observed once per process (it is a pure
     function of the example: the same reference, the same observation)."""
-    memo = (f"{part.assignment}.{part.name}", key)
+    memo = (f"{part.assignment}.{part.name}", key, budget)
     if memo not in _observed:
         reference = part.reference()
-        _observed[memo] = [part.observe(reference, _fresh(example)) for example in examples(part, key)]
+        _observed[memo] = [
+            part.observe(reference, _fresh(example)) for example in examples(part, key, budget)
+        ]
     return _observed[memo]
 
 
@@ -149,7 +161,10 @@ def judge(part_id: str, key: str, answer: Any, *, remote: bool = False) -> None:
     def observed(who: Any, example: Any) -> Any:
         return part.observe(who, _fresh(example))
 
-    for example, want in zip(examples(part, key), reference_observations(part, key), strict=True):
+    budget = REMOTE_EXAMPLES if remote else None
+    for example, want in zip(
+        examples(part, key, budget), reference_observations(part, key, budget), strict=True
+    ):
         got = observed(answer, example)
         if want != got:
             example = _shrunk(family, lambda e: observed(reference, e) != observed(answer, e), example)

@@ -520,7 +520,7 @@ class _Run:
                 self._start()
             self._load(max(self.loaded, self.steps.before.get(grade_id, len(self.steps.learner_cells))))
             self._examples()
-            oracle.prepare([text])  # draw the cell's examples before its deadline starts
+            oracle.prepare([text], remote=True)  # draw the cell's examples before its deadline starts
         except PeerFailure as error:
             self.learner.stop()
             return CellVerdict(grade_id, False, f"the learner's code could not be loaded: {error}"[:300])
