@@ -33,8 +33,8 @@ pytestmark = pytest.mark.xdist_group("docs")  # one worker builds the site, once
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-NOT_ON_THE_SITE = {"course_lib.quiz_answers", "course_lib.oracle"}
-"""course_lib modules the reference leaves out: the quizzes' answers (keys), and the lead's oracle (issue 39)."""
+NOT_ON_THE_SITE = {"course_lib.quiz_answers"}
+"""course_lib modules the reference leaves out: the quizzes' answers (keys)."""
 
 
 @dataclass(frozen=True)
