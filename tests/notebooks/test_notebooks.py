@@ -183,7 +183,11 @@ def test_before_anything_is_written_no_test_cell_blames_the_stub_on_the_learner(
         if not cell.metadata.get("nbgrader", {}).get("grade") or is_quiz(grade_id):
             continue
         errors = [output for output in cell.outputs if output.output_type == "error"]
-        if errors and "NotImplementedError" in errors[0].evalue and "is not written yet" not in errors[0].evalue:
+        if (
+            errors
+            and "NotImplementedError" in errors[0].evalue
+            and "is not written yet" not in errors[0].evalue
+        ):
             shown = f"{errors[0].ename}: {errors[0].evalue}" if errors else "no error"
             problems.append(f"{grade_id}: {shown}")
     assert not problems, "\n".join(problems)

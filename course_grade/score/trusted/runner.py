@@ -320,7 +320,9 @@ def check_notebook(
     start = time.perf_counter()
     steps = split_cells(source, submitted)
     with contextlib.ExitStack() as stack:
-        stack.enter_context(judging(oracle.remote_judge))  # the differential hidden tests: the reference as oracle
+        stack.enter_context(
+            judging(oracle.remote_judge)
+        )  # the differential hidden tests: the reference as oracle
         stack.enter_context(oracle.aborting(PeerFailure))  # a lost learner process ends a cell, as elsewhere
         if folder is None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="learner-")))
