@@ -104,15 +104,17 @@ def serve() -> None:
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
-    from course_grade.score.oracle.judge import judge, prepare
+    from course_grade.score.oracle.judge import REMOTE_EXAMPLES, prepare, sampling_judge
     from course_lib.oracle import install
 
-    install(judge)  # the differential hidden tests run here, as in the trusted checks
+    install(sampling_judge)  # the differential hidden tests run here as in the trusted checks, local ones too
     config = Config()
     config.HistoryManager.enabled = False  # no history database, no saving thread to fork with
     for line in sys.stdin:
         job = json.loads(line)
-        prepare(cell["source"] for cell in job["cells"])  # drawn once here, shared by every forked child
+        prepare(
+            (cell["source"] for cell in job["cells"]), budget=REMOTE_EXAMPLES
+        )  # drawn once, shared by forks
         answer = _serve_one(job, InteractiveShell, config)
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()

@@ -98,16 +98,17 @@ CALL = re.compile(r"""against_reference\(\s*["']([\w.]+)["']\s*,\s*["'](\w+)["']
 """A differential hidden test's call, as `grading/oracle_cells.py` writes it."""
 
 
-def prepare(sources: Iterable[str], *, remote: bool = False) -> int:
+def prepare(sources: Iterable[str], *, remote: bool = False, budget: int | None = None) -> int:
     """Draw the examples of every family the cells `sources` call (so that a forked child or a cell with a
-    deadline finds them drawn; `remote`: those the trusted checks run, at their budget); return how many."""
+    deadline finds them drawn; `remote`: those the trusted checks run, at their budget; `budget`: at most that
+    many a family); return how many families that is."""
     count = 0
     for source in sources:
         for part_id, key in CALL.findall(source):
             part = find_part(part_id)
             if part is None or key not in part.families or (remote and part.families[key].local):
                 continue
-            reference_observations(part, key, REMOTE_EXAMPLES if remote else None)
+            reference_observations(part, key, REMOTE_EXAMPLES if remote else budget)
             count += 1
     return count
 
@@ -145,9 +146,10 @@ def aborting(*kinds: type[BaseException]) -> Iterator[None]:
         contract.ABORTING = before
 
 
-def judge(part_id: str, key: str, answer: Any, *, remote: bool = False) -> None:
+def judge(part_id: str, key: str, answer: Any, *, remote: bool = False, budget: int | None = None) -> None:
     """Raise `Disagreement` when `answer` and the reference of `part_id` observe differently on `key`'s inputs
-    (`remote`: the answer is a proxy across the trusted checks' pipe, so a `local` family is skipped)."""
+    (`remote`: the answer is a proxy across the trusted checks' pipe, so a `local` family is skipped and
+    `REMOTE_EXAMPLES` are drawn; `budget`: at most that many examples a family)."""
     part = find_part(part_id)
     if part is None:
         raise OracleError(f"no differential part {part_id!r} in course_grade.score.oracle")
@@ -161,7 +163,7 @@ def judge(part_id: str, key: str, answer: Any, *, remote: bool = False) -> None:
     def observed(who: Any, example: Any) -> Any:
         return part.observe(who, _fresh(example))
 
-    budget = REMOTE_EXAMPLES if remote else None
+    budget = REMOTE_EXAMPLES if remote else budget
     for example, want in zip(
         examples(part, key, budget), reference_observations(part, key, budget), strict=True
     ):
@@ -208,3 +210,10 @@ def _shrunk(family: Family, differs: Callable[[Any], bool], found: Any) -> Any:
 def remote_judge(part_id: str, key: str, answer: Any) -> None:
     """`judge` for the trusted checks, where the answer is a proxy to the learner's process."""
     judge(part_id, key, answer, remote=True)
+
+
+def sampling_judge(part_id: str, key: str, answer: Any) -> None:
+    """`judge` at the trusted checks' budget, every family included: the test suite's forked shells, which run
+    hundreds of notebooks (each family's whole budget is judged in process by tests/notebooks/test_oracle_NN.py
+    and by `course.py mutants`)."""
+    judge(part_id, key, answer, budget=REMOTE_EXAMPLES)
