@@ -120,9 +120,17 @@ def test_a_learner_exception_of_its_own_class_comes_back_as_its_nearest_known_ba
 
 def test_a_learner_exception_outside_the_allow_list_is_a_learner_error(tmp_path: Path) -> None:
     with LearnerProcess(tmp_path) as process:
-        f = loaded(process, ["def f():\n    raise SystemExit(2)"], ["f"])["f"]
-        with pytest.raises(LearnerError, match="SystemExit"):
+        f = loaded(process, ["class Oops(BaseException):\n    pass\ndef f():\n    raise Oops(2)"], ["f"])["f"]
+        with pytest.raises(LearnerError, match="Oops"):
             f()  # type: ignore[operator]
+
+
+def test_a_learners_system_exit_is_rebuilt_as_itself_and_ends_only_the_call(tmp_path: Path) -> None:
+    with LearnerProcess(tmp_path) as process:
+        f = loaded(process, ["def f():\n    raise SystemExit(2)"], ["f"])["f"]
+        with pytest.raises(SystemExit):
+            f()  # type: ignore[operator]
+        assert process.alive
 
 
 def test_a_learner_that_hangs_is_a_peer_failure_at_the_deadline(tmp_path: Path) -> None:
