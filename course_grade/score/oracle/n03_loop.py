@@ -280,7 +280,8 @@ def scripts(
         count = draw(st.integers(max(turns[0] - 1, 0), turns[1] - 1))
     offered = draw(st.lists(st.sampled_from(BOX_NAMES), max_size=4, unique=True))
     if body and draw(st.integers(0, 3)) == 0:
-        offered += draw(st.lists(st.sampled_from(BOX_NAMES), min_size=1, max_size=2))  # a name given twice
+        offered = offered or [draw(st.sampled_from(BOX_NAMES))]
+        offered += draw(st.lists(st.sampled_from(offered), min_size=1, max_size=2))  # a name given twice
     model = draw(st.sampled_from(["left out"] * (1 if body else 6) + MODELS))
     if model != "left out":
         options["model"] = model

@@ -190,10 +190,16 @@ class Registered(NamedTuple):
 
 
 @st.composite
-def offers(draw: st.DrawFn, unregistered: bool = False) -> tuple[Table, Registered]:
-    names = draw(st.lists(NAMES, unique=True, max_size=7))
+def offers(draw: st.DrawFn, unregistered: bool = False, unsorted: bool = False) -> tuple[Table, Registered]:
+    """A policy and the registered names; `unsorted`: at least two of them allowed, registered out of order."""
+    names = draw(st.lists(NAMES, unique=True, min_size=2 if unsorted else 0, max_size=7))
     policy_names = st.sampled_from(names) | NAMES if names else NAMES
     table = draw(tables(policy_names))
+    if unsorted:
+        for name in draw(st.lists(st.sampled_from(names), min_size=2, max_size=len(names), unique=True)):
+            table.items[name] = draw(st.sampled_from(["auto", "confirm"]))
+        if names == sorted(names):
+            names.reverse()
     if unregistered:  # the policy allows names nobody registered
         for name in draw(st.lists(NAMES, max_size=3)):
             if name not in names:
@@ -236,7 +242,7 @@ OFFERED = Part(
         "sorted": Family(
             "return that list sorted, whatever order `registered` gives the names in",
             "test_offered_tools",
-            offers(),
+            offers(unsorted=True),
         ),
         "registered_only": Family(
             "offer only registered tools: a name the policy holds but `registered` does not is never offered",
