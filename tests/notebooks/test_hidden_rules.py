@@ -27,21 +27,33 @@ MIN_LITERAL = 3
 """A shorter string literal ("a", "x") is a word of any sentence, not a leak."""
 
 
-def hidden_test_cells() -> list[tuple[str, str, str]]:
-    """(assignment, grade_id, source) of every graded test cell with a hidden region, in every notebook."""
+def test_cells() -> list[tuple[str, str, str]]:
+    """(assignment, grade_id, source) of every graded test cell, in every notebook."""
     found = []
     for name in assignments():
         notebook = nbformat.read(GRADING / "source" / name / f"{name}.ipynb", as_version=4)
         for cell in notebook.cells:
             marks = cell.metadata.get("nbgrader", {})
-            if (
-                cell.cell_type == "code"
-                and marks.get("grade")
-                and not marks.get("solution")
-                and regions(cell.source)
-            ):
+            if cell.cell_type == "code" and marks.get("grade") and not marks.get("solution"):
                 found.append((name, marks["grade_id"], cell.source))
     return found
+
+
+def hidden_test_cells() -> list[tuple[str, str, str]]:
+    """(assignment, grade_id, source) of every graded test cell with a hidden region, in every notebook."""
+    return [(name, grade_id, source) for name, grade_id, source in test_cells() if regions(source)]
+
+
+def bare_visible_asserts(source: str) -> list[str]:
+    """The asserts a learner sees in a test cell (outside its hidden regions) that carry no message."""
+    inside = regions(source)
+    return [
+        ast.unparse(node)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Assert)
+        and node.msg is None
+        and not any(first <= node.lineno <= last for first, last in inside)
+    ]
 
 
 def hidden_literals(source: str) -> set[str]:
@@ -97,6 +109,20 @@ def leaks(rule: str, source: str, public: str) -> list[str]:
 
 CELLS = hidden_test_cells()
 PUBLIC = {name: public_text(name) for name in assignments()}
+
+
+VISIBLE = test_cells()
+
+
+@pytest.mark.parametrize(("name", "grade_id", "source"), VISIBLE, ids=[f"{n}-{g}" for n, g, _ in VISIBLE])
+def test_every_visible_check_names_what_it_checks(name: str, grade_id: str, source: str) -> None:
+    """A cell that checks several bullets costs them all for one: its failure must say which one."""
+    assert bare_visible_asserts(source) == [], f"{name} {grade_id}: an assert without a message"
+
+
+def test_a_bare_visible_assert_is_found_and_a_hidden_one_is_the_rules_business() -> None:
+    assert bare_visible_asserts('assert f(1) == 1, "one"\nassert f(2) == 2') == ["assert f(2) == 2"]
+    assert bare_visible_asserts(SOURCE) == ["assert f('1') == 1"]  # the hidden ones have their `# rule:`
 
 
 @pytest.mark.parametrize(("name", "grade_id", "source"), CELLS, ids=[f"{n}-{g}" for n, g, _ in CELLS])
