@@ -31,6 +31,8 @@ from tests.support.notebook_runner import (
     grade_ids,
     graded_results,
     instructor_notebook,
+    only_tests,
+    test_cell_borrowings,
     with_cell_replaced,
     without_demos,
 )
@@ -68,6 +70,33 @@ def test_without_its_demo_cells_the_solution_still_passes_every_test(name: str, 
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_each_test_cell_stands_on_the_cells_that_are_not_tests(name: str, forked: ForkedCells) -> None:
+    """The wrong-answer sweep runs only the test cells an answer names: none may read a name another test
+    cell binds, and each passes on the solution with no other test cell run before it."""
+    notebook = without_demos(instructor_notebook(name))
+    assert test_cell_borrowings(notebook) == {}
+    alone = {
+        test: forked.results(only_tests(ending_at(notebook, (test,)), (test,)), GRADING / "source" / name)[
+            test
+        ]
+        for test in grade_ids(notebook, tests=True)
+    }
+    assert alone and all(alone.values()), [test for test, passed in alone.items() if not passed]
+
+
+def test_a_test_cell_that_borrows_from_another_is_found() -> None:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell(source) for source in ("def f(): pass", "x = f()", "assert x")
+    ]
+    for index, cell in enumerate(notebook.cells[1:], 1):
+        cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": f"t{index}"}
+    assert test_cell_borrowings(notebook) == {"t2": {"x"}}
+    notebook.cells[1].metadata["nbgrader"]["grade"] = False  # a helper cell, not a test: nothing borrowed
+    assert test_cell_borrowings(notebook) == {}
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_the_forked_shell_judges_every_test_cell_as_a_kernel_does(name: str, forked: ForkedCells) -> None:
     """The wrong-answer sweep's executor against a real kernel, on a whole notebook where some cells fail."""
     answer = published(name)[0]
@@ -90,7 +119,8 @@ def test_a_wrong_answer_fails_the_tests_that_name_it(
     name: str, answer: WrongAnswer, forked: ForkedCells
 ) -> None:
     notebook = with_cell_replaced(without_demos(instructor_notebook(name)), answer.cell, answer.code)
-    results = forked.results(ending_at(notebook, answer.fails), GRADING / "source" / name)
+    notebook = only_tests(ending_at(notebook, answer.fails), answer.fails)
+    results = forked.results(notebook, GRADING / "source" / name)
     missed = [test for test in answer.fails if results.get(test, True)]
     assert not missed, f"{answer.why}: these tests still pass: {missed}"
 

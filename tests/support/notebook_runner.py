@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,65 @@ def ending_at(notebook: nbformat.NotebookNode, grade_ids: tuple[str, ...]) -> nb
     shortened = copy.deepcopy(notebook)
     shortened.cells = shortened.cells[: max(positions) + 1]
     return shortened
+
+
+def only_tests(notebook: nbformat.NotebookNode, grade_ids: tuple[str, ...]) -> nbformat.NotebookNode:
+    """A copy whose graded test cells other than these do nothing: no test cell uses what another defines
+    (tests/notebooks/test_notebooks.py checks it), so they cannot change these cells' outcomes."""
+    pruned = copy.deepcopy(notebook)
+    for cell in pruned.cells:
+        if _is_test(cell) and cell.metadata["nbgrader"].get("grade_id") not in grade_ids:
+            cell.source = "pass"
+    return pruned
+
+
+def test_cell_borrowings(notebook: nbformat.NotebookNode) -> dict[str, set[str]]:
+    """For each graded test cell, the names it reads that only other graded test cells bind."""
+    bound: dict[int, set[str]] = {}
+    read: dict[int, set[str]] = {}
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        tree = ast.parse(cell.source)  # a cell that is not Python is the nbval runs' failure, not this one's
+        bound[index] = {name for node in ast.walk(tree) for name in _binds(node)}
+        read[index] = {
+            node.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        }
+    tests = {i for i in bound if _is_test(notebook.cells[i])}
+    elsewhere = set().union(*(names for i, names in bound.items() if i not in tests))
+    return {
+        notebook.cells[i].metadata["nbgrader"]["grade_id"]: borrowed
+        for i in sorted(tests)
+        if (
+            borrowed := {
+                name
+                for name in read[i] - bound[i] - elsewhere
+                if any(name in bound[j] for j in tests if j != i)
+            }
+        )
+    }
+
+
+def _binds(node: ast.AST) -> list[str]:
+    """The names a node binds: assignment targets, definitions, imports, parameters, `except ... as`."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return [node.id]
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [node.name]
+    if isinstance(node, ast.alias):
+        return [(node.asname or node.name).split(".")[0]]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return [node.name]
+    return []
+
+
+def _is_test(cell: Any) -> bool:
+    marks = cell.metadata.get("nbgrader", {})
+    return bool(marks.get("grade") and not marks.get("solution"))
 
 
 def grade_ids(notebook: nbformat.NotebookNode, *, tests: bool) -> list[str]:
