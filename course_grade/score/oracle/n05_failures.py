@@ -257,6 +257,7 @@ PRECISION = [
     ({"n": 10**400}, {"n": 10**400}), (0.1 + 0.2, 0.3), (1e308, 10**308),
     ([0], [False]), ([1, [True]], [1, [1]]), ({"a": [1]}, {"a": [True]}), ([1.0], [1]),
     ([[0.0]], [[False]]), ({"a": 1, "b": 2}, {"b": 2, "a": 1}), ([None], [False]), ([""], [0]),
+    ([{"x": True, "y": [1]}], [{"y": [1], "x": True}]), ({"b": None, "a": "é"}, {"a": "é", "b": None}),
 ]  # fmt: skip
 """(value, enum option) pairs JSON tells apart (or not) where Python's == does otherwise, floats round or overflow,
 or the difference sits inside a list or dict."""
@@ -266,7 +267,7 @@ or the difference sits inside a list or dict."""
 def enum_checks(draw: st.DrawFn) -> Check:
     """An enum and a value equal to one option, to a twin Python confuses with it, or to none (or no options)."""
     options: list[Any] = draw(st.lists(values, max_size=4))
-    if draw(st.integers(0, 2)) == 0:  # a pair where JSON's equality and Python's part
+    if draw(st.booleans()):  # a pair where JSON's equality and Python's part
         value, option = draw(spread(PRECISION))
         options = draw(st.permutations([*options[:2], option]))
     elif options and draw(st.integers(0, 3)) > 0:
@@ -616,15 +617,29 @@ class Call(NamedTuple):
     extra: Extra = Extra()
 
 
-CONFIRMS = ["none", "yes", "no", "one", "yes_str", "list", "raises", "raises_tool", "edits", "edits_no"]
+CONFIRMS = [
+    "none",
+    "yes",
+    "no",
+    "one",
+    "one_float",
+    "yes_str",
+    "list",
+    "raises",
+    "raises_tool",
+    "edits",
+    "edits_no",
+]
+NEARLY_TRUE = ["one", "one_float", "yes_str", "list"]
+"""Confirms whose answer is truthy, or even == True, without being True: the boundary of "exactly `True`"."""
 
 
 def make_confirm(kind: str, asked: list[Any]) -> Any:
     """A confirm of the given kind that notes each question it is asked (a copy of what it was shown)."""
     if kind == "none":
         return None
-    answers = {"yes": True, "no": False, "one": 1, "yes_str": "yes", "list": [True], "raises": None,
-               "raises_tool": None, "edits": True, "edits_no": False}  # fmt: skip
+    answers = {"yes": True, "no": False, "one": 1, "one_float": 1.0, "yes_str": "yes", "list": [True],
+               "raises": None, "raises_tool": None, "edits": True, "edits_no": False}  # fmt: skip
 
     def confirm(name: Any, args: Any) -> Any:
         asked.append((shape(name), shape(copy.deepcopy(args))))
@@ -912,7 +927,8 @@ def confirm_calls(draw: st.DrawFn) -> Call:
             if table
             else draw(st.sampled_from(NOT_JSON + NOT_OBJECTS))
         )
-    return Call(name, raw, draw(offered_with(name)), draw(spread(CONFIRMS)), extra)
+    confirm = draw(spread(CONFIRMS) | spread(NEARLY_TRUE))
+    return Call(name, raw, draw(offered_with(name)), confirm, extra)
 
 
 @st.composite
