@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -103,9 +104,29 @@ def ensure_environment(extras: tuple[str, ...] = ()) -> None:
 def run(*command: str) -> int:
     """Run one command from the environment and return its exit status."""
     print("$", " ".join(command), flush=True)
+    return subprocess.run([str(BIN / command[0]), *command[1:]], cwd=ROOT, env=_environment()).returncode
+
+
+def _environment() -> dict[str, str]:
     env = {**os.environ, "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")])}
     env.pop("OPENAI_MODEL", None)  # the stored outputs show the stand-in's default model name
-    return subprocess.run([str(BIN / command[0]), *command[1:]], cwd=ROOT, env=env).returncode
+    return env
+
+
+def run_beside(command: tuple[str, ...], main: tuple[str, ...]) -> tuple[int, int]:
+    """Run `command` while `main` runs (its output kept and printed once `main` ends); both exit statuses."""
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as kept:
+        side = subprocess.Popen(
+            [str(BIN / command[0]), *command[1:]], cwd=ROOT, env=_environment(), stdout=kept, stderr=kept
+        )
+        try:
+            status = run(*main)
+        finally:
+            side_status = side.wait()
+        kept.seek(0)
+        print("$", " ".join(command), "(ran beside the command above)", flush=True)
+        print(kept.read(), end="", flush=True)
+    return side_status, status
 
 
 LEARNER_CONFIG = ROOT / "learner_config"
@@ -172,7 +193,8 @@ def ensure_chromium() -> None:
 
 
 def test(extra: list[str]) -> int:
-    """Lint, type-check, run the tests (on every core), then nbval over the instructor notebooks."""
+    """Lint; run the tests (on every core) with the type check beside them; then nbval twice over the instructor
+    notebooks."""
     ensure_npm_packages(NODE_CLIENTS, "the Node SDKs for the compatibility tests")  # `lab` never needs npm
     ensure_npm_packages(HUB, "JupyterHub's proxy for the hub tests")
     ensure_postgresql()
@@ -191,13 +213,14 @@ def test(extra: list[str]) -> int:
             "hub",
             "course.py",
         ),
-        ("mypy",),
-        ("python", "-m", "pytest", "-n", "auto", "--dist", "loadgroup", *extra),
-        # nbval twice in a row, each time on fresh kernels: stored outputs must not depend on a first run
-        ("python", "-m", "pytest", "--nbval", "-p", "no:xdist", "grading/source", *extra),
-        ("python", "-m", "pytest", "--nbval", "-p", "no:xdist", "grading/source", *extra),
     ]
     failed = [" ".join(check) for check in checks if run(*check) != 0]
+    types, tests = ("mypy",), ("python", "-m", "pytest", "-n", "auto", "--dist", "loadgroup", *extra)
+    statuses = run_beside(types, tests)  # mypy runs in the time the tests spend waiting
+    failed += [" ".join(check) for check, status in zip([types, tests], statuses, strict=True) if status != 0]
+    nbval = ("python", "-m", "pytest", "--nbval", "-p", "no:xdist", "grading/source", *extra)
+    # nbval twice in a row, each time on fresh kernels: stored outputs must not depend on a first run
+    failed += [" ".join(nbval) for _ in range(2) if run(*nbval) != 0]
     if failed:
         print("FAILED:", "; ".join(failed), flush=True)
     return 1 if failed else 0

@@ -104,10 +104,12 @@ def serve() -> None:
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
+    from course_grade.score.oracle import judge
     from course_grade.score.oracle.judge import REMOTE_EXAMPLES, prepare, sampling_judge
     from course_lib.oracle import install
 
     install(sampling_judge)  # the differential hidden tests run here as in the trusted checks, local ones too
+    judge.SHRINK_SECONDS = 0.0  # a verdict is all a test reads here: no counterexample is shrunk for a report
     config = Config()
     config.HistoryManager.enabled = False  # no history database, no saving thread to fork with
     for line in sys.stdin:
