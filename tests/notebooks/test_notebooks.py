@@ -27,12 +27,12 @@ from grading.wrong_answers import WrongAnswer, published
 from tests.support.forked_cells import ForkedCells
 from tests.support.grading_helpers import fresh_course, nbgrader
 from tests.support.notebook_runner import (
+    borrowings_between_test_cells,
     ending_at,
     grade_ids,
     graded_results,
     instructor_notebook,
     only_tests,
-    test_cell_borrowings,
     with_cell_replaced,
     without_demos,
 )
@@ -74,7 +74,7 @@ def test_each_test_cell_stands_on_the_cells_that_are_not_tests(name: str, forked
     """The wrong-answer sweep runs only the test cells an answer names: none may read a name another test
     cell binds, and each passes on the solution with no other test cell run before it."""
     notebook = without_demos(instructor_notebook(name))
-    assert test_cell_borrowings(notebook) == {}
+    assert borrowings_between_test_cells(notebook) == {}
     alone = {
         test: forked.results(only_tests(ending_at(notebook, (test,)), (test,)), GRADING / "source" / name)[
             test
@@ -91,9 +91,9 @@ def test_a_test_cell_that_borrows_from_another_is_found() -> None:
     ]
     for index, cell in enumerate(notebook.cells[1:], 1):
         cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": f"t{index}"}
-    assert test_cell_borrowings(notebook) == {"t2": {"x"}}
+    assert borrowings_between_test_cells(notebook) == {"t2": {"x"}}
     notebook.cells[1].metadata["nbgrader"]["grade"] = False  # a helper cell, not a test: nothing borrowed
-    assert test_cell_borrowings(notebook) == {}
+    assert borrowings_between_test_cells(notebook) == {}
 
 
 @pytest.mark.parametrize("name", NAMES)

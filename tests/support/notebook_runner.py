@@ -52,7 +52,7 @@ def only_tests(notebook: nbformat.NotebookNode, grade_ids: tuple[str, ...]) -> n
     return pruned
 
 
-def test_cell_borrowings(notebook: nbformat.NotebookNode) -> dict[str, set[str]]:
+def borrowings_between_test_cells(notebook: nbformat.NotebookNode) -> dict[str, set[str]]:
     """For each graded test cell, the names it reads that only other graded test cells bind."""
     bound: dict[int, set[str]] = {}
     read: dict[int, set[str]] = {}
