@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_grade.cells import cell_grade_id, visible
+from course_grade.cells import cell_grade_id, is_test, visible
 from course_grade.notebooks import read, write
 from course_grade.score.hidden import checks, hidden_lines, regions, rule_comments, rules, verdict_at
 from grading.build_notebooks import GRADING, LEARNERS, assignments
@@ -33,9 +33,8 @@ def test_cells() -> list[tuple[str, str, str]]:
     for name in assignments():
         notebook = nbformat.read(GRADING / "source" / name / f"{name}.ipynb", as_version=4)
         for cell in notebook.cells:
-            marks = cell.metadata.get("nbgrader", {})
-            if cell.cell_type == "code" and marks.get("grade") and not marks.get("solution"):
-                found.append((name, marks["grade_id"], cell.source))
+            if cell.cell_type == "code" and is_test(cell):
+                found.append((name, cell_grade_id(cell), cell.source))
     return found
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
+from course_grade.cells import cell_grade_id, is_test
 from course_grade.run.kernels import IpcKernelManager
 
 SOURCE = Path(__file__).resolve().parents[2] / "grading" / "source"
@@ -47,7 +48,7 @@ def only_tests(notebook: nbformat.NotebookNode, grade_ids: tuple[str, ...]) -> n
     (tests/notebooks/test_notebooks.py checks it), so they cannot change these cells' outcomes."""
     pruned = copy.deepcopy(notebook)
     for cell in pruned.cells:
-        if _is_test(cell) and cell.metadata["nbgrader"].get("grade_id") not in grade_ids:
+        if is_test(cell) and cell_grade_id(cell) not in grade_ids:
             cell.source = "pass"
     return pruned
 
@@ -66,10 +67,10 @@ def borrowings_between_test_cells(notebook: nbformat.NotebookNode) -> dict[str, 
             for node in ast.walk(tree)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
         }
-    tests = {i for i in bound if _is_test(notebook.cells[i])}
+    tests = {i for i in bound if is_test(notebook.cells[i])}
     elsewhere = set().union(*(names for i, names in bound.items() if i not in tests))
     return {
-        notebook.cells[i].metadata["nbgrader"]["grade_id"]: borrowed
+        cell_grade_id(notebook.cells[i]): borrowed
         for i in sorted(tests)
         if (
             borrowed := {
@@ -94,11 +95,6 @@ def _binds(node: ast.AST) -> list[str]:
     if isinstance(node, ast.ExceptHandler) and node.name:
         return [node.name]
     return []
-
-
-def _is_test(cell: Any) -> bool:
-    marks = cell.metadata.get("nbgrader", {})
-    return bool(marks.get("grade") and not marks.get("solution"))
 
 
 def grade_ids(notebook: nbformat.NotebookNode, *, tests: bool) -> list[str]:
