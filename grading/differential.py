@@ -4,7 +4,8 @@ Per part: the families with the sentences they cover, the examples each runs and
 reference itself. With `--answers`, every instructor solution, independent answer (grading/independent_answers)
 and published wrong answer (grading/wrong_answers) of the part is judged too, in this process, each in the
 namespace the notebook gives it (its earlier cells run first): the solution and the independent answers must
-agree with the reference on every family, and the wrong answers' count of caught ones is printed.
+agree with the reference on every family, and the wrong answers' count of caught ones is printed, with each
+wrong answer a family fails in a cell it does not name (`ALSO COSTS`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ if str(ROOT) not in sys.path:
 from course_grade.score.oracle import judge as judging  # noqa: E402
 from course_grade.score.oracle.judge import Disagreement, examples, judge  # noqa: E402
 from course_grade.score.oracle.registry import MODULES, parts  # noqa: E402
+from grading.wrong_answers import WrongAnswer  # noqa: E402
 
 SOURCE = ROOT / "grading" / "source"
 
@@ -91,10 +93,13 @@ def answer(
             server.close()
 
 
-def disagreements(assignment: str, name: str, source: str | dict[str, str] | None = None) -> dict[str, str]:
+def disagreements(
+    assignment: str, name: str, source: str | dict[str, str] | None = None, budget: int | None = None
+) -> dict[str, str]:
     """family -> the disagreement's message, for an answer to the part `name` (default: the instructor's
     solution): the source of its cell, or a dict of solution cells' sources by grade_id (an author's whole
-    answer, so that a later part may call the author's own helpers of an earlier one)."""
+    answer, so that a later part may call the author's own helpers of an earlier one); `budget`: at most that
+    many examples a family."""
     part = parts(assignment)[name]
     cell = _cell_of(assignment, name)
     sources = {cell: source} if isinstance(source, str) else source
@@ -102,12 +107,28 @@ def disagreements(assignment: str, name: str, source: str | dict[str, str] | Non
     with answer(assignment, cell, sources) as namespace:
         for key in part.families:
             try:
-                judge(f"{assignment}.{name}", key, namespace[name])
+                judge(f"{assignment}.{name}", key, namespace[name], budget=budget)
             except Disagreement as error:
                 found[key] = str(error)
             except Exception as error:  # the judging itself failed: a finding too
                 found[key] = f"{type(error).__name__}: {error}"
     return found
+
+
+def unnamed_losses(assignment: str, wrong: WrongAnswer) -> dict[str, str]:
+    """family -> its test cell, for each differential family that fails `wrong` under the trusted checks (their
+    budget, every family they run) in a cell `wrong` does not name: a rule it does not break costing it a cell
+    and naming that rule in its feedback (or a cell its `fails` should list)."""
+    lost: dict[str, str] = {}
+    for name, part in parts(assignment).items():
+        if _cell_of(assignment, name) != wrong.cell:
+            continue
+        found = disagreements(assignment, name, {wrong.cell: wrong.code}, judging.REMOTE_EXAMPLES)
+        for key in found:
+            family = part.families[key]
+            if not family.local and family.cell not in wrong.fails:
+                lost[key] = family.cell
+    return lost
 
 
 def _cell_of(assignment: str, name: str) -> str:
@@ -157,6 +178,10 @@ def _answers(assignment: str, name: str) -> int:
     wrong = [one for one in published(assignment) if one.cell == cell]
     caught = [one for one in wrong if disagreements(assignment, name, {cell: one.code})]
     print(f"  wrong answers the families catch: {len(caught)} of {len(wrong)}")
+    for one in wrong:
+        lost = unnamed_losses(assignment, one)
+        if lost:
+            print(f"  ALSO COSTS {sorted(set(lost.values()))} (families {sorted(lost)}): {one.why}")
     return problems
 
 

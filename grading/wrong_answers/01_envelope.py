@@ -240,7 +240,7 @@ WRONG_ANSWERS = [
         PARSE,
         "lower-cases the name, guessing which tool was meant",
         splice(_PARSE_OK, ('name = raw["name"]', 'name = raw["name"].lower()')),
-        ("test_parse_envelope_name",),
+        ("test_parse_envelope_name", "test_parse_envelope_copy"),
         breaks=A_NAME,
     ),
     WrongAnswer(
@@ -272,7 +272,7 @@ WRONG_ANSWERS = [
             ('call_id = raw["id"]', 'call_id = raw["id"].strip()'),
             ("if not call_id.strip():", "if not call_id:"),
         ),
-        ("test_parse_envelope_blank_id",),
+        ("test_parse_envelope_blank_id", "test_parse_envelope_copy"),
         breaks=A_ID,
     ),
     WrongAnswer(
@@ -330,7 +330,7 @@ WRONG_ANSWERS = [
         splice(_PARSE_OK, ("def parse_envelope(raw):", "def check_envelope(raw):"))
         + "\n\ndef parse_envelope(raw):\n    try:\n        return check_envelope(raw)\n"
         '    except EnvelopeError:\n        raise EnvelopeError("invalid input") from None\n',
-        ("test_parse_envelope_messages",),
+        ("test_parse_envelope_messages", "test_parse_envelope_keys"),
         breaks=A_MESSAGES,
     ),
     WrongAnswer(
@@ -349,7 +349,7 @@ WRONG_ANSWERS = [
                 '    if missing:\n        raise EnvelopeError("missing: " + ", ".join(missing))\n',
             ),
         ),
-        ("test_parse_envelope_missing",),
+        ("test_parse_envelope_missing", "test_parse_envelope_keys", "test_parse_envelope_messages"),
         breaks=A_MISSING,
     ),
     WrongAnswer(
@@ -362,7 +362,7 @@ WRONG_ANSWERS = [
                 'raise EnvelopeError("missing: " + missing[0])',
             ),
         ),
-        ("test_parse_envelope_missing",),
+        ("test_parse_envelope_missing", "test_parse_envelope_messages"),
         breaks=A_MISSING,
     ),
     WrongAnswer(
@@ -504,7 +504,7 @@ WRONG_ANSWERS = [
                 'return {"kind": "final", "text": raw["text"].strip()}',
             ),
         ),
-        ("test_parse_envelope_branches",),
+        ("test_parse_envelope_branches", "test_parse_envelope_copy"),
         breaks=A_COPY,
     ),
     WrongAnswer(
@@ -536,7 +536,7 @@ WRONG_ANSWERS = [
         ADAPTER,
         "translates only the first tool call of a parallel turn",
         splice(_ADAPTER_OK, ("for call in calls:", "for call in calls[:1]:")),
-        ("test_chat_message_to_envelopes_calls",),
+        ("test_chat_message_to_envelopes_calls", "test_chat_message_to_envelopes_bad_json"),
         breaks=B_EACH,
     ),
     WrongAnswer(
@@ -556,7 +556,12 @@ WRONG_ANSWERS = [
         ADAPTER,
         "looks at content first, so a message with text and tool calls becomes a final answer",
         splice(_ADAPTER_OK, ("if not calls:", 'if not calls or message.get("content") is not None:')),
-        ("test_chat_message_to_envelopes_calls_win",),
+        (
+            "test_chat_message_to_envelopes_calls_win",
+            "test_chat_message_to_envelopes_calls",
+            "test_chat_message_to_envelopes_final",
+            "test_chat_message_to_envelopes_bad_json",
+        ),
         breaks=B_CALLS_WIN,
     ),
     WrongAnswer(
@@ -662,7 +667,7 @@ WRONG_ANSWERS = [
                 "        except (SyntaxError, json.JSONDecodeError):\n",
             ),
         ),
-        ("test_chat_message_to_envelopes_calls",),
+        ("test_chat_message_to_envelopes_calls", "test_chat_message_to_envelopes_bad_json"),
         breaks=B_BUILD,
     ),
     WrongAnswer(
@@ -676,7 +681,7 @@ WRONG_ANSWERS = [
                 "    return out\n",
             ),
         ),
-        ("test_chat_message_to_envelopes_calls_win",),
+        ("test_chat_message_to_envelopes_calls_win", "test_chat_message_to_envelopes_calls"),
         breaks=B_CALLS_WIN,
     ),
     WrongAnswer(
@@ -725,7 +730,7 @@ WRONG_ANSWERS = [
                 "if type(value) in (int, float) and not math.isfinite(value):",
             ),
         ),
-        ("test_parse_envelope_json_values",),
+        ("test_parse_envelope_json_values", "test_parse_envelope_copy"),
         breaks=A_JSON,
     ),
     WrongAnswer(
@@ -752,7 +757,7 @@ WRONG_ANSWERS = [
                 + _CALL_RETURN.replace("call_id,", 'unicodedata.normalize("NFKC", call_id),'),
             ),
         ),
-        ("test_parse_envelope_blank_id",),
+        ("test_parse_envelope_blank_id", "test_parse_envelope_copy"),
         breaks=A_ID,
     ),
     WrongAnswer(

@@ -33,6 +33,9 @@ class Family:
     """Non-empty when the family can be observed only where the answer runs in the judging process (the forked
     shells, the mutation runs), not across the trusted checks' pipe: why (identity, the call stack's depth,
     a callback's own objects). The trusted checks skip it; the enumerated checks of its cell still run there."""
+    observe: Callable[[Any, Any], Any] | None = None
+    """What this family compares, when it is less than its part's `observe`: a rule another family states (a
+    copy's independence, say) must not cost this family's cell too. None: the part's."""
 
 
 @dataclass(frozen=True)

@@ -121,10 +121,8 @@ def reference_observations(part: Part, key: str, budget: int | None = None) -> l
     function of the example: the same reference, the same observation)."""
     memo = (f"{part.assignment}.{part.name}", key, budget)
     if memo not in _observed:
-        reference = part.reference()
-        _observed[memo] = [
-            part.observe(reference, _fresh(example)) for example in examples(part, key, budget)
-        ]
+        reference, observe = part.reference(), part.families[key].observe or part.observe
+        _observed[memo] = [observe(reference, _fresh(example)) for example in examples(part, key, budget)]
     return _observed[memo]
 
 
@@ -158,10 +156,10 @@ def judge(part_id: str, key: str, answer: Any, *, remote: bool = False, budget: 
         raise OracleError(f"{part_id} has no family {key!r} (it has {sorted(part.families)})")
     if remote and family.local:
         return
-    reference = part.reference()
+    reference, observe = part.reference(), family.observe or part.observe
 
     def observed(who: Any, example: Any) -> Any:
-        return part.observe(who, _fresh(example))
+        return observe(who, _fresh(example))
 
     budget = REMOTE_EXAMPLES if remote else budget
     for example, want in zip(

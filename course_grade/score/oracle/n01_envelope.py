@@ -77,6 +77,8 @@ json_values = st.recursive(
     max_leaves=8,
 )
 arguments = st.dictionaries(st.text(max_size=4), json_values, max_size=4)
+plain_arguments = st.sampled_from([{}, {"note_id": "n1"}, {"limit": 3, "tags": ["a"]}])
+"""Arguments no rule is about, for the families that vary the id or the name alone."""
 
 
 @st.composite
@@ -161,7 +163,7 @@ def wrong_strings(draw: st.DrawFn) -> Raw:
 
 @st.composite
 def blank_or_not_ids(draw: st.DrawFn) -> Raw:
-    raw = {"kind": "call", "id": "", "name": draw(good_names), "arguments": draw(arguments)}
+    raw = {"kind": "call", "id": "", "name": draw(good_names), "arguments": draw(plain_arguments)}
     if draw(st.booleans()):
         raw["id"] = "".join(draw(st.lists(st.sampled_from(WHITESPACE), max_size=4)))
         return Raw(raw, ("id",))
@@ -173,7 +175,7 @@ def blank_or_not_ids(draw: st.DrawFn) -> Raw:
 
 @st.composite
 def edge_names(draw: st.DrawFn) -> Raw:
-    raw = {"kind": "call", "id": draw(ids), "name": "x", "arguments": draw(arguments)}
+    raw = {"kind": "call", "id": draw(ids), "name": "x", "arguments": draw(plain_arguments)}
     good = draw(good_names)
     bad = draw(st.one_of(
         st.sampled_from(["", "a" * 65, "read note", "read.note", "read_note\n", "\nread_note", "café", "٣", "ｆ",
@@ -235,6 +237,14 @@ def depths(draw: st.DrawFn) -> Raw:
 
 
 @st.composite
+def refused(draw: st.DrawFn) -> Raw:
+    """An input some rule refuses, with the field its refusal must name."""
+    inputs = [not_a_dict(), bad_keys(), bad_kind(), wrong_keys(), wrong_strings(), blank_or_not_ids(),
+              edge_names(), not_an_object(), inside_arguments(), depths()]  # fmt: skip
+    return draw(st.one_of(inputs).filter(lambda example: bool(example.must_name)))
+
+
+@st.composite
 def accepted(draw: st.DrawFn) -> Raw:
     """Valid envelopes whose arguments share containers inside themselves (the copy must not)."""
     raw = draw(valid())
@@ -246,17 +256,56 @@ def accepted(draw: st.DrawFn) -> Raw:
 
 def observe_parse(answer: Any, example: Raw) -> Any:
     """A result (its value and exact types, whether it shares a container with `raw`), or a refusal and whether
-    its message names every field `must_name` holds; and whether `raw` came out of the call unchanged."""
+    its message names every field `must_name` holds; and whether `raw` came out of the call unchanged (the
+    part's whole observation; each family compares the part of it its sentence states)."""
+    return _observe_parse(answer, example, view=shape, named="all", copies=True)
+
+
+def observe_naming(answer: Any, example: Raw) -> Any:
+    """Whether a refusal's message names every field `must_name` holds; an answer that does not refuse has
+    nothing to name (refusing at all is each rule's own family)."""
+    got = _observe_parse(answer, example, view=None, named="all", copies=False)
+    return got[1] if got[0] == "refused" else True
+
+
+def focus(
+    view: Callable[[Any], Any] | None = None, named: str = "", copies: bool = False
+) -> Callable[[Any, Raw], Any]:
+    """An observation of `parse_envelope` that compares only what one family's sentence states: whether the
+    call returned, refused or raised (always); what `view` keeps of a result; whether a refusal names every
+    field `must_name` holds (`named="all"`) or the missing ones alone (`"missing"`); the copy's independence
+    and `raw` unchanged (`copies`). A mistake against another family's rule then costs that family's cell alone."""
+
+    def observe(answer: Any, example: Raw) -> Any:
+        return _observe_parse(answer, example, view=view, named=named, copies=copies)
+
+    return observe
+
+
+def field_of(name: str) -> Callable[[Any], Any]:
+    """A view of one key of a returned dict (the whole result when it is not a dict holding that key)."""
+
+    def view(result: Any) -> Any:
+        return shape(result[name]) if type(result) is dict and name in result else ("whole", shape(result))
+
+    return view
+
+
+def _observe_parse(
+    answer: Any, example: Raw, *, view: Callable[[Any], Any] | None, named: str, copies: bool
+) -> Any:
     raw = example.raw
     try:
         before = copy.deepcopy(raw)
     except Exception:
         before = raw
+    must_name = example.must_name
+    if named == "missing":  # the fields a refusal must name because they are absent (not the extra ones)
+        must_name = tuple(key for key in must_name if not (type(before) is dict and key in before))
     try:
         result = answer(raw)
     except EnvelopeError as error:
-        named = words_in(str(error), example.must_name) == example.must_name
-        got: Any = ("refused", named)
+        got: Any = ("refused", words_in(str(error), must_name) == must_name if named else None)
     except Exception as error:
         from course_grade.score.oracle import contract  # noqa: PLC0415
 
@@ -264,8 +313,9 @@ def observe_parse(answer: Any, example: Raw) -> Any:
             raise
         got = ("raised", type(error).__name__)
     else:
-        got = ("returned", shape(result), shares_a_container(result, raw))
-    return got, _unchanged(raw, before)
+        kept = view(result) if view is not None else None
+        got = ("returned", kept, shares_a_container(result, raw) if copies else None)
+    return (got, _unchanged(raw, before)) if copies else got
 
 
 def _unchanged(raw: Any, before: Any) -> bool:
@@ -287,45 +337,59 @@ PARSE = Part(
     _parse_reference,
     observe_parse,
     "the returned dict (value and exact types, sharing no container with raw) or an EnvelopeError whose message "
-    "names every offending field; any other exception by type; raw unchanged. The rest of a message is open.",
+    "names every offending field; any other exception by type; raw unchanged. The rest of a message is open. "
+    "Each family compares what its sentence states: whether the call returned, refused or raised, and the "
+    "field, the naming or the copy its rule is about.",
     {
         "dict": Family(
-            "refuse a `raw` that is not exactly a `dict`", "test_parse_envelope_not_a_dict", not_a_dict()
+            "refuse a `raw` that is not exactly a `dict`",
+            "test_parse_envelope_not_a_dict",
+            not_a_dict(),
+            observe=focus(),
         ),
         "str_keys": Family(
             "refuse a `raw` with a key that is not exactly a `str`",
             "test_parse_envelope_str_keys",
             bad_keys(),
+            observe=focus(),
         ),
         "kind": Family(
             'require `kind`, present and exactly the string `"final"` or `"call"`',
             "test_parse_envelope_kind",
             bad_kind(),
+            observe=focus(),
         ),
         "keys": Family(
             "require exactly the keys of that kind; when keys are missing, name every missing one",
             "test_parse_envelope_keys",
             wrong_keys(),
             examples=80,
+            observe=focus(named="missing"),
         ),
         "types": Family(
             "require `text`, `id` and `name` to be exactly `str`",
             "test_parse_envelope_types",
             wrong_strings(),
+            observe=focus(),
         ),
         "blank_id": Family(
             "refuse a blank `id`; return any other `id` unchanged",
             "test_parse_envelope_blank_id",
             blank_or_not_ids(),
+            observe=focus(field_of("id")),
         ),
         "name": Family(
             "require `name` to match `[a-zA-Z0-9_-]{1,64}` as a whole",
             "test_parse_envelope_name",
             edge_names(),
             examples=80,
+            observe=focus(field_of("name")),
         ),
         "arguments": Family(
-            "require `arguments` to be exactly a `dict`", "test_parse_envelope_arguments", not_an_object()
+            "require `arguments` to be exactly a `dict`",
+            "test_parse_envelope_arguments",
+            not_an_object(),
+            observe=focus(),
         ),
         "json_values": Family(
             "accept inside `arguments`, at any depth, only `dict`s with `str` keys, `list`s, `str`, `int`, "
@@ -333,6 +397,7 @@ PARSE = Part(
             "test_parse_envelope_json_values",
             inside_arguments(),
             examples=80,
+            observe=focus(field_of("arguments")),
         ),
         "depth": Family(
             "accept `arguments` nested 64 containers deep; "
@@ -340,12 +405,20 @@ PARSE = Part(
             "test_parse_envelope_depth",
             depths(),
             examples=30,
+            observe=focus(field_of("arguments")),
         ),
         "copy": Family(
             "return a new dict, equal to `raw` when `raw` is accepted, "
             "that shares no `dict` or `list` with `raw` at any depth",
             "test_parse_envelope_copy",
             accepted(),
+            observe=focus(shape, copies=True),
+        ),
+        "messages": Family(
+            "put in every `EnvelopeError` message the name of the offending field",
+            "test_parse_envelope_messages",
+            refused(),
+            observe=observe_naming,
         ),
     },
 )
@@ -423,6 +496,20 @@ def observe_adapter(answer: Any, message: Any) -> Any:
     return got, _unchanged(message, before)
 
 
+def observe_final(answer: Any, message: Any) -> Any:
+    """`observe_adapter` for the final-answer rule: for a message with tool calls, only whether a final
+    envelope came back beside them (how the calls are translated, or refused, is another family's rule)."""
+    if not message.get("tool_calls"):
+        return observe_adapter(answer, message)
+    got = call_outcome(answer, message, refusals=(EnvelopeError,))
+    returned = got[0] == "returned" and got[1][0] == "list"
+    return ("a final beside the calls", returned and any(_is_final(item) for item in got[1][1]))
+
+
+def _is_final(shaped: Any) -> bool:
+    return shaped[0] == "dict" and (("str", "kind"), ("str", "final")) in shaped[1]
+
+
 ADAPTER = Part(
     ASSIGNMENT,
     "chat_message_to_envelopes",
@@ -442,6 +529,7 @@ ADAPTER = Part(
             "whatever the content; return only the calls when the message has both `content` and tool calls",
             "test_chat_message_to_envelopes_final",
             messages(),
+            observe=observe_final,
         ),
         "bad_json": Family(
             "raise an `EnvelopeError` whose message names `arguments` when an arguments string is "
