@@ -11,7 +11,9 @@ that both gradebooks hold the same score for every graded cell and prints the ra
 Target: at least 1.9x on 2 cores (2x is the limit); both sides without the trusted checks, which plain
 nbgrader does not have. Then grading as before (`--sandbox off --no-trusted-checks`) and with both integrity
 layers (`--sandbox on --trusted-checks`) run side by side on two more copies, assignment by assignment in
-alternating order; their grades must be identical and the cost stay within 1.2x. The class holds no wrong
+alternating order; their grades must agree (identical, except that the trusted checks' differential tests may
+take points from a wrong answer, never give any; the cells they take that the answer does not name are counted)
+and the cost stay within 1.2x. The class holds no wrong
 answer that reaches into `course_lib`: graded against the learners' edition such an import fails, and takes the
 cells built on it along (04's Part F calls Part A's `tool_specs`), which the instructor's library does not do.
 Ratios, not timed assertions: machines here are shared. Each run also prints the CPU seconds it used (every process
@@ -65,34 +67,47 @@ def graded_cells(course: Path, leave_out: set[tuple[str, str]]) -> dict[tuple[st
     return {key: score for key, score in scores.items() if key[:2] not in leave_out}
 
 
-def build_class(course: Course, assignments: list[str], students: int, folder: Path) -> dict[str, int]:
-    """Write `folder/<student>/<assignment>/<notebook>.ipynb` for every student; count each variant."""
+Submitted = dict[tuple[str, str], tuple[str, ...] | None]
+"""(assignment, student) -> the test cells its wrong answer names, or None for a submission with none."""
+
+
+def build_class(
+    course: Course, assignments: list[str], students: int, folder: Path
+) -> tuple[dict[str, int], Submitted]:
+    """Write `folder/<student>/<assignment>/<notebook>.ipynb` for every student; count each variant, and say
+    which submissions hold a wrong answer and the cells it names."""
     counts = dict.fromkeys(VARIANTS, 0)
+    submitted: Submitted = {}
     for assignment in assignments:
         name = course.notebooks(assignment)[0]
         instructor = read(course.folder("source", assignment=assignment) / f"{name}.ipynb")
         learner = read(course.folder("release", assignment=assignment) / f"{name}.ipynb")
         first_solution = solution_ids(instructor)[0]
         wrong = [
-            (answer.cell, answer.code) for answer in published(assignment) if "course_lib" not in answer.code
+            (answer.cell, answer.code, answer.fails)
+            for answer in published(assignment)
+            if "course_lib" not in answer.code
         ]
-        wrong = wrong or [(first_solution, "raise NotImplementedError()")]
+        wrong = wrong or [(first_solution, "raise NotImplementedError()", ())]
         for number in range(students):
             variant = VARIANTS[number % len(VARIANTS)]
             counts[variant] += 1
+            student = f"student-{number:02d}"
+            submitted[(assignment, student)] = None
             if variant == "correct":
                 notebook = instructor
             elif variant == "learner":
                 notebook = learner
             elif variant == "wrong":
-                cell, code = wrong[(number // len(VARIANTS)) % len(wrong)]
+                cell, code, fails = wrong[(number // len(VARIANTS)) % len(wrong)]
                 notebook = with_cell_replaced(instructor, cell, code)
+                submitted[(assignment, student)] = fails
             else:
                 notebook = with_cell_replaced(instructor, first_solution, "def broken(:\n    pass\n")
-            target = folder / f"student-{number:02d}" / assignment
+            target = folder / student / assignment
             target.mkdir(parents=True, exist_ok=True)
             write(notebook, target / f"{name}.ipynb")
-    return counts
+    return counts, submitted
 
 
 SAMPLE_SECONDS = 0.1
@@ -143,9 +158,22 @@ MODES = {
 with both on."""
 
 
-def compare_integrity(root: Path, assignments: list[str], jobs: int) -> bool:
+def _caught_more(
+    key: tuple[str, ...],
+    before: dict[tuple[str, ...], float | None],
+    protected: dict[tuple[str, ...], float | None],
+    submitted: Submitted,
+) -> bool:
+    """True when a graded cell of a wrong answer scored less with the trusted checks than without."""
+    was, now = before.get(key), protected.get(key)
+    return submitted.get(key[:2]) is not None and was is not None and now is not None and now < was
+
+
+def compare_integrity(root: Path, assignments: list[str], jobs: int, submitted: Submitted) -> bool:
     """Grade the class as before (no sandbox, no trusted checks) and with both, assignment by assignment,
-    alternating which goes first; print both times and the ratio; True when the grades are identical."""
+    alternating which goes first; print both times and the ratio. True when the grades agree: identical on
+    every submission without a wrong answer; on a wrong answer the trusted checks' differential tests may take
+    points away (they catch more), never give any."""
     courses = {mode: copy_course(GRADING, root / f"mode-{mode}") for mode in MODES}
     for course in courses.values():
         for assignment in assignments:
@@ -164,14 +192,19 @@ def compare_integrity(root: Path, assignments: list[str], jobs: int) -> bool:
             flush=True,
         )
     today, integrity = (graded_cells(courses[mode], set()) for mode in MODES)
-    same = today == integrity and len(today) > 0
+    differing = sorted(k for k in today.keys() | integrity.keys() if today.get(k) != integrity.get(k))
+    caught = [key for key in differing if _caught_more(key, today, integrity, submitted)]
+    wrong = [key for key in differing if key not in caught]
+    same = not wrong and len(today) > 0
     ratio = seconds["integrity"] / seconds["today"]
     verdict = "within" if ratio <= SANDBOX_TARGET else "OVER"
     print(
         f"grades without and with the sandbox and trusted checks: {len(today)} graded cells, "
-        f"{'identical' if same else 'DIFFERENT:'}"
+        f"{'in agreement' if same else 'DIFFERENT:'}; {len(caught)} more cells lost by wrong answers to the "
+        f"differential tests, {sum(key[3] not in (submitted[key[:2]] or ()) for key in caught)} of them "
+        "in a cell the answer does not name"
     )
-    for key in sorted(k for k in today.keys() | integrity.keys() if today.get(k) != integrity.get(k))[:20]:
+    for key in wrong[:20]:
         print(f"  {key}: before {today.get(key)}, with both {integrity.get(key)}")
     print(
         f"cost of the sandbox and trusted checks: {seconds['integrity']:.1f} s / {seconds['today']:.1f} s = "
@@ -202,14 +235,14 @@ def main() -> int:
         for course in (sequential, parallel):
             for assignment in assignments:
                 nbgrader(course, "generate_assignment", assignment, "--force")
-        counts = build_class(Course.open(sequential), assignments, args.students, root / "class")
+        counts, submitted = build_class(Course.open(sequential), assignments, args.students, root / "class")
         notebooks = args.students * len(assignments)
         print(
             f"class: {args.students} students x {len(assignments)} assignments = {notebooks} notebooks {counts}"
         )
 
         if args.no_plain:
-            return 0 if compare_integrity(root, assignments, args.jobs) else 1
+            return 0 if compare_integrity(root, assignments, args.jobs, submitted) else 1
         shutil.copytree(root / "class", sequential / "submitted")
         start, before = time.perf_counter(), USED[0]
         failed: set[tuple[str, str]] = set()
@@ -247,7 +280,7 @@ def main() -> int:
             f"CPU seconds per notebook: plain nbgrader {plain_cpu / notebooks:.2f}, course-grade "
             f"{ours_cpu / notebooks:.2f} = {ours_cpu / plain_cpu:.2f}x (a count other users do not change)"
         )
-        sandboxed_same = compare_integrity(root, assignments, args.jobs)
+        sandboxed_same = compare_integrity(root, assignments, args.jobs, submitted)
         return 0 if same and sandboxed_same else 1
 
 
