@@ -105,6 +105,34 @@ def call_outcome(
     return ("returned", shape(result))
 
 
+def focused(
+    call: Callable[[Any, Any], Any],
+    view: Callable[[Any], Any] | None = None,
+    refusals: tuple[type[BaseException], ...] = (),
+) -> Callable[[Any, Any], Any]:
+    """An observation for one family's rule: `call(answer, example)` returned, refused (a `refusals` type) or
+    raised (by type), and what `view` keeps of a returned value (None: nothing). The rest of the value is
+    other families' rules, so a mistake against one of them costs this family's cell nothing."""
+
+    def observe(answer: Any, example: Any) -> Any:
+        try:
+            result = call(answer, example)
+        except refusals as error:
+            return ("refused", type(error).__name__)
+        except Exception as error:
+            if isinstance(error, ABORTING):
+                raise
+            return ("raised", type(error).__name__)
+        if view is None:
+            return ("returned",)
+        try:
+            return ("returned", view(result))
+        except Exception as error:  # a value of another shape than the contract's: itself, as data
+            return ("returned", "not of the contract's shape", type(error).__name__, shape(result))
+
+    return observe
+
+
 def containers(value: Any) -> list[Any]:
     """Every dict and list inside `value`, `value` included (to check that a result shares none with an input)."""
     found, stack, seen = [], [value], set()

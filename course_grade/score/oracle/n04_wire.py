@@ -11,14 +11,21 @@ Part E's unknown `output_index` on an event of a type the list does not name, an
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 from unittest import mock
 
 from hypothesis import strategies as st
 
 from course_grade.score.oracle import contract
-from course_grade.score.oracle.contract import Family, Part, call_outcome, shape, shares_a_container
+from course_grade.score.oracle.contract import (
+    Family,
+    Part,
+    call_outcome,
+    focused,
+    shape,
+    shares_a_container,
+)
 from course_lib.errors import MaxStepsExceeded, ModelTurnError
 
 ASSIGNMENT = "04_wire"
@@ -518,6 +525,22 @@ def observe_second(answer: Any, example: tuple[str, dict[str, Any], dict[str, st
     return got, unchanged
 
 
+def observe_second_unchanged(answer: Any, example: tuple[str, dict[str, Any], dict[str, str]]) -> Any:
+    """Whether the call returned or raised (by type), and whether first_reply and results came out unchanged."""
+    got, unchanged = observe_second(answer, example)
+    return got[:2] if got[0] == "raised" else got[0], unchanged
+
+
+def second_focus(view: Callable[[list[Any]], Any]) -> Callable[[Any, Any], Any]:
+    """`contract.focused` for `second_request_messages`: what `view` keeps of the returned messages."""
+    return focused(lambda answer, example: answer(*example), view)
+
+
+def _tool_messages(messages: list[Any]) -> list[tuple[Any, Any]]:
+    """(tool_call_id, content) of each message after the first two, in order (as data)."""
+    return [(shape(message.get("tool_call_id")), shape(message.get("content"))) for message in messages[2:]]
+
+
 def _second_reference() -> Any:
     from course_lib.specs import second_request_messages  # noqa: PLC0415
 
@@ -530,42 +553,53 @@ SECOND = Part(
     _second_reference,
     observe_second,
     "the returned list of messages (values and exact types; the assistant message may be the same object or a "
-    "copy), any exception by type; first_reply and results unchanged.",
+    "copy), any exception by type; first_reply and results unchanged. Each family compares what its sentence "
+    "states (`unchanged` all of it): whether the call returned or raised, and the messages its rule is about.",
     {
         "user": Family(
             'return a new list whose first message is `{"role": "user", "content": user_text}`',
             "test_second_request_single",
             first_rounds(),
             examples=40,
+            observe=second_focus(lambda messages: shape(messages[0])),
         ),
         "assistant": Family(
             'put second the assistant message `first_reply["choices"][0]["message"]` exactly as returned',
             "test_second_request_assistant_turn",
             first_rounds(),
+            observe=second_focus(lambda messages: shape(messages[1])),
         ),
         "tool_messages": Family(
             'then add one `{"role": "tool", "tool_call_id": <id>, "content": <result>}` message for each call '
             "of `tool_calls`, quoting that call's `id`",
             "test_second_request_parallel",
             first_rounds(repeats=True),
+            observe=second_focus(
+                lambda messages: sorted(
+                    (shape(m.get("role")), shape(m.get("tool_call_id"))) for m in messages[2:]
+                )
+            ),
         ),
         "results": Family(
             "give each tool message the result string `results[<id>]` as it is, not decoded",
             "test_second_request_parallel",
             first_rounds(),
             examples=40,
+            observe=second_focus(lambda messages: sorted(_tool_messages(messages), key=repr)),
         ),
         "order": Family(
             "order the tool messages as the calls are ordered in `tool_calls`, whatever the order of `results`",
             "test_second_request_parallel",
             first_rounds(),
             examples=40,
+            observe=second_focus(lambda messages: [message[0] for message in _tool_messages(messages)]),
         ),
         "unchanged": Family(
             "leave `first_reply` and `results` unchanged",
             "test_second_request_assistant_turn",
             first_rounds(),
             examples=40,
+            observe=observe_second_unchanged,
         ),
     },
 )
@@ -722,6 +756,41 @@ def observe_stream(answer: Any, events: list[Any]) -> Any:
     return got, _unchanged(events, before)
 
 
+def stream_focus(view: Callable[[Any], Any] | None = None) -> Callable[[Any, list[Any]], Any]:
+    """`contract.focused` for a stream assembler: the stream given as a generator, `ModelTurnError` its refusal
+    (the stream left unchanged is the `once` family's rule)."""
+    return focused(lambda answer, events: answer(_fresh_stream(events)), view, (ModelTurnError,))
+
+
+def _message_calls(message: Any) -> list[tuple[Any, Any, Any]]:
+    """(id, name, arguments) of each tool call of an assembled chat message, in its order (as data)."""
+    calls = message.get("tool_calls", [])
+    return [(shape(call["id"]), shape(call["function"]["name"]), shape(call["function"]["arguments"]))
+            for call in calls]  # fmt: skip
+
+
+def _chat_shape(message: Any) -> Any:
+    return (tuple(sorted(message)), shape(message.get("role")), "tool_calls" in message)
+
+
+def _chat_strays(message: Any) -> Any:
+    content = message.get("content")
+    other = ("other",)
+    return (
+        isinstance(content, str) and "other" in content,
+        any(call[:2] == (("str", "call_o"), ("str", "other")) or call[1] == ("str", *other) for call in
+            _message_calls(message)),
+    )  # fmt: skip
+
+
+def _chat_late(message: Any) -> Any:
+    content = message.get("content")
+    return (
+        isinstance(content, str) and "late" in content,
+        any(("str", "late") in call[:2] for call in _message_calls(message)),
+    )
+
+
 def _chat_reference() -> Any:
     from course_lib.streaming import assemble_chat_stream  # noqa: PLC0415
 
@@ -736,7 +805,9 @@ CHAT = Part(
     _chat_reference,
     observe_stream,
     "the returned message (values and exact types) or a ModelTurnError (its message is open); any other exception "
-    "by type; the stream, read as a generator, and its chunks unchanged.",
+    "by type; the stream, read as a generator, and its chunks unchanged. Each family compares what its "
+    "sentence states (the `once` family all of it): whether the answer returned, refused or raised, and the "
+    "part of the message its rule is about.",
     {
         "once": Family(
             "read `events` once, in order (it may be a generator), and never modify it or the chunks in it",
@@ -748,11 +819,13 @@ CHAT = Part(
             "holds at least one call",
             "test_assemble_chat_text",
             chat_streams(),
+            observe=stream_focus(_chat_shape),
         ),
         "choice_0": Family(
             "read only the choice whose `index` is 0 and skip any other",
             "test_assemble_chat_text",
             chat_streams(others=True),
+            observe=stream_focus(_chat_strays),
         ),
         "content": Family(
             'set `content` to every `delta["content"]` that is not `None`, joined in arrival order, whether or '
@@ -760,12 +833,14 @@ CHAT = Part(
             "test_assemble_chat_text",
             chat_streams(text=True),
             examples=45,
+            observe=stream_focus(lambda message: shape(message["content"])),
         ),
         "calls": Family(
             "build one tool call per `index`",
             "test_assemble_chat_calls",
             chat_streams(calls=(1, 4)),
             examples=45,
+            observe=stream_focus(lambda message: [call[:2] for call in _message_calls(message)]),
         ),
         "id_name": Family(
             "take a call's `id` and `name` from the first delta at its `index`, raising `ModelTurnError` if that "
@@ -773,30 +848,35 @@ CHAT = Part(
             "test_assemble_chat_calls",
             st.one_of(chat_streams(calls=(1, 3), repeat=True), chat_streams(calls=(1, 3), bad_open=True)),
             examples=50,
+            observe=stream_focus(lambda message: sorted(call[:2] for call in _message_calls(message))),
         ),
         "arguments": Family(
             "set a call's `arguments` to every `arguments` fragment at its `index` joined in arrival order, "
             "never parsed or altered",
             "test_assemble_chat_calls",
             chat_streams(calls=(1, 3)),
+            observe=stream_focus(lambda message: sorted(_message_calls(message), key=repr)),
         ),
         "done": Family(
             'stop at `"[DONE]"`: nothing after it counts',
             "test_assemble_chat_text",
             chat_streams(after_done=True),
             examples=40,
+            observe=stream_focus(_chat_late),
         ),
         "no_finish": Family(
             'raise `ModelTurnError` if no chunk carries a `finish_reason`, even when `"[DONE]"` arrives',
             "test_assemble_chat_finish",
             st.one_of(chat_streams(finishes=ALL_FINISH), chat_streams(finishes=ALL_FINISH, cut=True)),
             examples=45,
+            observe=stream_focus(),
         ),
         "cut_short": Family(
             'raise `ModelTurnError` if the `finish_reason` is `"length"` or `"content_filter"`, whether the turn '
             "holds calls, text or both",
             "test_assemble_chat_finish",
             chat_streams(finishes=CHAT_FINISH),
+            observe=stream_focus(),
         ),
     },
 )
@@ -999,7 +1079,9 @@ RESPONSES = Part(
     _responses_reference,
     observe_items,
     "the returned items (values and exact types, sharing no container with the events but inside a content "
-    "part) or a ModelTurnError (its message is open); any other exception by type; the events unchanged.",
+    "part) or a ModelTurnError (its message is open); any other exception by type; the events unchanged. "
+    "`order`, `unopened`, `completed` and `unfinished` compare what their sentences state: whether the call "
+    "returned, refused or raised, and the items' order, or anything after the completion.",
     {
         "once": Family(
             "read `events` once, in order (it may be a generator), and never modify it or the events in it",
@@ -1011,6 +1093,7 @@ RESPONSES = Part(
             "test_assemble_responses_calls",
             responses_streams(items=(2, 4)),
             examples=40,
+            observe=stream_focus(lambda items: [shape(item.get("id")) for item in items]),
         ),
         "start": Family(
             "start each item as a deep copy of the `item` of its `response.output_item.added` event",
@@ -1044,12 +1127,14 @@ RESPONSES = Part(
             "test_assemble_responses_unfinished",
             responses_streams(unopened=True),
             examples=45,
+            observe=stream_focus(),
         ),
         "completed": Family(
             "stop at `response.completed`: nothing after it counts",
             "test_assemble_responses_unfinished",
             responses_streams(after=True),
             examples=40,
+            observe=stream_focus(lambda items: ("late" in repr(items), len(items))),
         ),
         "unfinished": Family(
             "raise `ModelTurnError` if the stream ends without `response.completed`, or brings "
@@ -1060,6 +1145,7 @@ RESPONSES = Part(
                 responses_streams(cut=True),
                 responses_streams(interrupt=True),
             ),
+            observe=stream_focus(),
         ),
     },
 )
