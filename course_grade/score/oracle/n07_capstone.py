@@ -120,6 +120,8 @@ def table_and_name(draw: st.DrawFn) -> tuple[Table, str]:
     held: list[str] = sorted(table.items)
     often: int = draw(st.integers(0, 3))
     name: str = draw(st.sampled_from(held)) if held and often else draw(NAMES)
+    if name in table.items and draw(st.booleans()):  # the boundary: a near miss of a mode (case, spaces)
+        table.items[name] = draw(st.sampled_from(NEAR_MISSES))
     return table, name
 
 

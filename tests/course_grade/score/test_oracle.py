@@ -162,6 +162,42 @@ def test_the_same_examples_every_time(toy: Part) -> None:
     assert judging.examples(toy, "all") == first and len(first) == 50
 
 
+DIGEST_OF_DRAWS = """
+import hashlib, importlib, pkgutil, sys
+if sys.argv[1] == "after":  # a process that imported much local code first, as a grading worker or a test
+    import course_lib, course_grade, grading.wrong_answers
+    for package in (course_lib, course_grade, grading.wrong_answers):
+        for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if not module.name.endswith("__main__"):
+                try:
+                    importlib.import_module(module.name)
+                except Exception:
+                    pass
+from course_grade.score.oracle.judge import examples
+from course_grade.score.oracle.registry import find_part
+for part_id, key in [("07_capstone.mode_for", "never"), ("01_envelope.parse_envelope", "keys"),
+                     ("05_failures.check_args", "types")]:
+    print(part_id, key, hashlib.sha256(repr(examples(find_part(part_id), key)).encode()).hexdigest())
+"""
+
+
+def test_a_familys_examples_do_not_depend_on_what_the_process_imported_before() -> None:
+    """Hypothesis mixes constants of the local modules a process has loaded into its draws: a grading worker
+    that graded other notebooks first would draw other examples, and could grade differently."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    root = Path(__file__).resolve().parents[3]
+    digests = [
+        subprocess.run(
+            [sys.executable, "-c", DIGEST_OF_DRAWS, history], cwd=root, capture_output=True, text=True, timeout=300,
+            check=True,
+        ).stdout
+        for history in ("fresh", "after")
+    ]  # fmt: skip
+    assert digests[0].count("\n") == 3 and digests[0] == digests[1], digests
+
+
 def test_a_part_or_family_the_registry_lacks_is_the_authors_error() -> None:
     with pytest.raises(OracleError, match="no differential part"):
         judge("01_envelope.nothing", "x", print)
