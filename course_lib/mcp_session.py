@@ -35,7 +35,7 @@ from mcp.shared.memory import create_client_server_memory_streams
 
 from course_lib.mcp_servers import SCENARIOS, StandInServer
 
-__all__ = ["MCPError", "McpSession", "connect", "launch", "stdio_parameters"]
+__all__ = ["McpSession", "connect", "launch", "stdio_parameters"]
 
 logging.getLogger("mcp").setLevel(logging.CRITICAL)
 

@@ -9,9 +9,10 @@ import time
 
 import mcp.types as types
 import pytest
+from mcp import MCPError
 
 from course_lib.mcp_servers import HUGE_CHARACTERS, INJECTED_PAGE, NOTES, POISON, SCENARIOS, scenario
-from course_lib.mcp_session import MCPError, connect
+from course_lib.mcp_session import connect
 
 
 def test_the_notes_server_lists_its_tools_exactly_as_declared() -> None:

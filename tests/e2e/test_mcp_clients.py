@@ -11,9 +11,10 @@ from typing import Any
 
 import mcp.types as types
 import pytest
+from mcp import MCPError
 
 from course_lib.mcp_servers import NOTES
-from course_lib.mcp_session import MCPError, launch, stdio_parameters
+from course_lib.mcp_session import launch, stdio_parameters
 from course_lib.standin import StandIn
 
 
