@@ -705,6 +705,15 @@ def walks(draw: st.DrawFn, ops: Any = OPS, max_ops: int = 14) -> Walk:
     return Walk(kwargs, start, draw(st.lists(ops, max_size=max_ops)))
 
 
+@st.composite
+def spent_walks(draw: st.DrawFn) -> Walk:
+    """A walk that ends past its time budget, asking for `remaining()` and `elapsed()` there (the boundary
+    of "never below `0.0`")."""
+    walk = draw(walks(OPS.filter(lambda op: op[0] != "repeat"), max_ops=4))
+    past = ("tick", draw(st.sampled_from([30.0, 30.25, 100.0, 1000.0])))
+    return walk._replace(ops=[*walk.ops, past, ("remaining",), ("elapsed",), ("remaining",)])
+
+
 def _number(value: Any) -> Any:
     """A number by its value (int or float alike); anything else as it is."""
     if type(value) in (int, float):
@@ -809,7 +818,7 @@ BUDGET = Part(
         "time": Family(
             "in `remaining()`, return `max_seconds - elapsed()`, but never below `0.0`",
             "test_budget_time",
-            walks(OPS.filter(lambda op: op[0] != "repeat")),
+            st.one_of(walks(OPS.filter(lambda op: op[0] != "repeat")), spent_walks()),
             observe=budget_focus("elapsed", "remaining"),
         ),
         "out_of_time": Family(
@@ -832,7 +841,7 @@ BUDGET = Part(
             walks(
                 st.sampled_from([("next_request",), ("steps",), ("steps_left",), ("tick", 1.0)]), max_ops=16
             ),
-            observe=budget_focus("steps"),
+            observe=budget_focus("steps", "steps_left"),
         ),
         "repeat": Family(
             "in `repeat(name, arguments)`, count one more proposal of the call `canonical(name, arguments)` (use "
