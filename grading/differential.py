@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import functools
 import io
 import os
 import sys
@@ -131,6 +132,7 @@ def unnamed_losses(assignment: str, wrong: WrongAnswer) -> dict[str, str]:
     return lost
 
 
+@functools.cache  # read once: `--answers` and the attribution test ask it for every wrong answer
 def _cell_of(assignment: str, name: str) -> str:
     """The grade_id of the solution cell that defines the graded name `name`."""
     notebook = nbformat.read(SOURCE / assignment / f"{assignment}.ipynb", as_version=4)  # type: ignore[no-untyped-call]
